@@ -1,0 +1,34 @@
+"""What a scripted agent is: something that turns a turn state into a decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class OutgoingMessage:
+    content: str
+    to: list[str] | None = None
+    """None: a public message; otherwise the private recipients."""
+
+
+@dataclass
+class Decision:
+    """Messages to send first, then at most one action."""
+
+    messages: list[OutgoingMessage] = field(default_factory=list)
+    action: str | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+class Agent(Protocol):
+    """An agent decides from the arena's turn state alone, so it plays the same in-process or remotely.
+
+    When the arena refuses a decision, `decide` is called again with the refusal under
+    `turn["refusal"]`.
+    """
+
+    name: str
+
+    def decide(self, turn: dict[str, Any]) -> Decision: ...

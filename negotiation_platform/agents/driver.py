@@ -1,0 +1,95 @@
+"""Plays whole matches between in-process agents through the arena, exactly as remote agents would.
+
+Seats are served one after another in seat order, so a match between scripted agents is a pure
+function of (game, config, seed, agents): the same run twice gives the same transcript.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from negotiation_platform.agents.base import Agent
+from negotiation_platform.arena import Arena
+from negotiation_platform.errors import ErrorCode, NegotiationError
+
+MAX_ATTEMPTS = 25
+"""How often an agent may be refused on one turn before the driver gives up on it."""
+RETRYABLE = {ErrorCode.INVALID_ACTION, ErrorCode.INVALID_PAYLOAD, ErrorCode.LIMIT_REACHED}
+
+
+@dataclass
+class SeatHandle:
+    agent: Agent
+    agent_id: str
+    token: str
+
+
+class AgentGaveUp(RuntimeError):
+    """An agent kept proposing refused moves; a bug in the agent, reported instead of looping."""
+
+
+async def open_seats(
+    arena: Arena, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
+) -> tuple[str, list[SeatHandle]]:
+    """Start a match and seat every agent in order."""
+    started = await arena.start_game(game_id, config=config, seed=seed, name=agents[0].name)
+    if started["seats"] != len(agents):
+        raise ValueError(f"{game_id} has {started['seats']} seats; got {len(agents)} agents")
+    seats = [SeatHandle(agents[0], started["agent_id"], started["token"])]
+    for agent in agents[1:]:
+        joined = await arena.join_game(started["match_id"], name=agent.name)
+        seats.append(SeatHandle(agent, joined["agent_id"], joined["token"]))
+    return started["match_id"], seats
+
+
+async def take_turn(arena: Arena, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
+    """Ask the agent for a decision and carry it out, asking again after each refusal.
+
+    Returns whether the agent did anything (an agent may choose to wait in a free phase).
+    """
+    for _ in range(MAX_ATTEMPTS):
+        decision = seat.agent.decide(turn)
+        if not decision.messages and decision.action is None:
+            return False
+        try:
+            for message in decision.messages:
+                if message.to is None:
+                    await arena.send_public_message(match_id, seat.token, message.content)
+                else:
+                    await arena.send_private_message(match_id, seat.token, message.to, message.content)
+            if decision.action is not None:
+                await arena.perform_action(match_id, seat.token, decision.action, decision.payload)
+            return True
+        except NegotiationError as refusal:
+            if refusal.code not in RETRYABLE:
+                raise
+            turn = {**await arena.get_turn_state(match_id, seat.token), "refusal": refusal.to_dict()}
+            if not turn["your_turn"]:
+                return True
+    raise AgentGaveUp(f"{seat.agent.name} ({seat.agent_id}) was refused {MAX_ATTEMPTS} times in a row")
+
+
+async def play_match(
+    arena: Arena, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
+) -> dict[str, Any]:
+    """Play a whole match and return the arena's result for it."""
+    match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
+    while True:
+        moved = False
+        for seat in seats:
+            turn = await arena.get_turn_state(match_id, seat.token)
+            if turn["status"] == "finished":
+                return await arena.get_result(match_id)
+            if turn["your_turn"]:
+                moved = await take_turn(arena, match_id, seat, turn) or moved
+        if not moved:
+            await _wait_for_clock(arena, match_id, seats[0])
+
+
+async def _wait_for_clock(arena: Arena, match_id: str, seat: SeatHandle) -> None:
+    """Every agent chose to wait: only the phase's clock can move the match on, so wait for it."""
+    turn = await arena.get_turn_state(match_id, seat.token)
+    if turn.get("deadline_seconds") is None:
+        raise AgentGaveUp("every agent is waiting and no clock runs in this phase")
+    await arena.get_turn_state(match_id, seat.token, since=turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1)

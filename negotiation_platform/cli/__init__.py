@@ -1,0 +1,1 @@
+"""The `negotiation-platform` command line."""

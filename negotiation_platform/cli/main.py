@@ -1,0 +1,174 @@
+"""`negotiation-platform`: one command line over the registry, the arena and the agents."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import secrets
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from negotiation_platform.agents.base import Agent
+from negotiation_platform.agents.driver import play_match
+from negotiation_platform.arena import Arena
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.registry import Registry
+
+Command = Callable[[argparse.Namespace, Registry, Console], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="negotiation-platform", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    games = sub.add_parser("games", help="list the installed games")
+    games.add_argument("--json", action="store_true")
+
+    rules = sub.add_parser("rules", help="show a game's rules (or its spec as JSON)")
+    rules.add_argument("game")
+    rules.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
+    rules.add_argument("--json", action="store_true")
+
+    sub.add_parser("agents", help="list the built-in agents")
+
+    play = sub.add_parser("play", help="play a match between built-in agents")
+    play.add_argument("game")
+    play.add_argument("--agents", nargs="+", default=["concession"], help="one per seat; the last repeats")
+    play.add_argument("--seed", type=int, default=None)
+    play.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
+    play.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object")
+    return value
+
+
+def cmd_games(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    games = [entry.summary() for entry in registry.games().values()]
+    if args.json:
+        print(json.dumps({"games": games}, indent=2))
+    else:
+        table = Table("id", "title", "roles", "source")
+        for game in games:
+            roles = game["roles"]
+            table.add_row(game["id"], game["title"], ", ".join(roles) if isinstance(roles, list) else roles, game["source"])
+        console.print(table)
+    for problem in registry.problems:
+        console.print(f"[yellow]plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}[/]", soft_wrap=True)
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    rules = asyncio.run(Arena(registry).get_game_rules(args.game, args.config))
+    if args.json:
+        print(json.dumps(rules["spec"], indent=2))
+    else:
+        print(rules["rules"])
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    table = Table("name", "description")
+    for name, factory in sorted(registry.agents().items()):
+        table.add_row(name, (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else "")
+    console.print(table)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    arena = Arena(registry, new_match_id=lambda: "match-1")  # one match per run: a stable id keeps output reproducible
+    rules = asyncio.run(arena.get_game_rules(args.game, args.config))
+    seats = rules["spec"]["roles"]["min_players"]
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    agents = make_agents(registry, args.agents, seats, seed)
+    result = asyncio.run(_play(arena, args.game, agents, args.config, seed))
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        print_transcript(console, result)
+    return 0
+
+
+async def _play(arena: Arena, game: str, agents: list[Agent], config: dict[str, Any] | None, seed: int) -> dict[str, Any]:
+    result = await play_match(arena, game, agents, config=config, seed=seed)
+    return {
+        "game": result["game_id"],
+        "seed": result["seed"],
+        "config": result["config"],
+        "players": result["players"],
+        "agreement": result["agreement"],
+        "terms": result["terms"],
+        "payoffs": result["payoffs"],
+        "winner": result["winner"],
+        "rounds": result["rounds"],
+        "events": arena.events(result["match_id"]),
+    }
+
+
+def make_agents(registry: Registry, names: list[str], seats: int, seed: int) -> list[Agent]:
+    """One agent per seat (the last name repeats), each seeded from the match seed and its seat."""
+    factories = registry.agents()
+    unknown = [n for n in names if n not in factories]
+    if unknown:
+        raise SystemExit(f"unknown agent(s) {unknown}; available: {sorted(factories)}")
+    names = (names + [names[-1]] * seats)[:seats]
+    return [
+        factories[name](seed=random.Random(f"{seed}:{seat}").getrandbits(32), name=name)
+        for seat, name in enumerate(names)
+    ]
+
+
+def print_transcript(console: Console, result: dict[str, Any]) -> None:
+    console.print(f"[bold]{result['game']}[/] seed={result['seed']} players={result['players']}")
+    for event in result["events"]:
+        console.print(_event_line(event), soft_wrap=True)
+    table = Table("agent", "payoff")
+    for agent, payoff in result["payoffs"].items():
+        table.add_row(agent, f"{payoff:g}")
+    console.print(table)
+    console.print(f"agreement: {result['agreement']}  terms: {result['terms']}  winner: {result['winner']}  rounds: {result['rounds']}")
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    kind, data, actor = event["kind"], event["data"], event["actor"]
+    where = f"[dim]#{event['seq']:>3} r{event['round']} {event['phase'] or '-'}[/]"
+    if kind == "message":
+        to = "everyone" if data["to"] is None else ", ".join(data["to"])
+        return f"{where} {actor} → {to}: {data['content']}"
+    if kind == "action":
+        late = " (timed out)" if data.get("timed_out") else ""
+        return f"{where} {actor} {data['action_type']} {json.dumps(data['payload'])}{late}"
+    if kind == "match_ended":
+        return f"{where} match ended"
+    return f"{where} {kind} {json.dumps(data) if data else ''}".rstrip()
+
+
+COMMANDS: dict[str, Command] = {"games": cmd_games, "rules": cmd_rules, "agents": cmd_agents, "play": cmd_play}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=False)
+    registry = Registry()
+    try:
+        return COMMANDS[args.command](args, registry, console)
+    except NegotiationError as error:
+        print(json.dumps(error.to_dict()), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

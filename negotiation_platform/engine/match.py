@@ -1,0 +1,471 @@
+"""`Match`: one running game. Enforces the spec before the game sees anything.
+
+Synchronous and free of I/O; deterministic from (game, config, seed, input events). The only
+clock is an injected one, used for deadlines alone and never written to the log, so replaying
+a match's input events into a fresh match rebuilds the same log and state.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
+from negotiation_platform.engine.phase_run import PhaseRun
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
+from negotiation_platform.rules_text import describe_payload
+from negotiation_platform.spec import (
+    ActionSpec,
+    FirstMover,
+    PhaseEnd,
+    StartRule,
+    TurnOrder,
+)
+
+Clock = Callable[[], float]
+
+
+class Match:
+    """A game being played by a fixed list of players."""
+
+    def __init__(
+        self,
+        game_cls: type[BaseGame[Any]],
+        players: list[str],
+        *,
+        config: Mapping[str, Any] | GameConfig | None = None,
+        seed: int = 0,
+        match_id: str = "match",
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.match_id = match_id
+        self.seed = seed
+        self.players = list(players)
+        self._clock = clock
+        self._rng = random.Random(seed)
+        self.game = game_cls(game_id=match_id, config=config, rng=random.Random(self._rng.getrandbits(64)))
+        self.spec = self.game.spec
+        roles = self.spec.roles
+        if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
+            raise ValueError(
+                f"{self.spec.id} needs {roles.min_players}..{roles.max_players} distinct players, "
+                f"got {players}"
+            )
+        self.events: list[Event] = []
+        self.round = 0
+        self.result: GameResult | None = None
+        self._uses: Counter[tuple[str, str]] = Counter()
+        self._first_mover: int | None = None
+        self._phase_index = 0
+        self._run: PhaseRun | None = None
+        self.game.initialize_game(list(players))
+        self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
+        self._start_round(1)
+
+    # --- reading --------------------------------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def phase(self) -> str | None:
+        return self._run.phase.name if self._run is not None else None
+
+    def acting(self) -> list[str]:
+        """Who may act now."""
+        return self._run.acting() if self._run is not None and not self.finished else []
+
+    @property
+    def deadline(self) -> float | None:
+        """When the current turn (or phase) times out, on the injected clock."""
+        return self._run.deadline if self._run is not None and not self.finished else None
+
+    def events_for(self, player_id: str | None, since: int = 0) -> list[Event]:
+        """Events after sequence number `since` that `player_id` may see (None: all of them)."""
+        return [e for e in self.events[since:] if e.visible_for(player_id)]
+
+    def allowed_actions(self, player_id: str) -> list[ActionSpec]:
+        """The actions `player_id` may take right now, after the spec's budgets and the game's own filter."""
+        if player_id not in self.acting():
+            return []
+        run = self._require_run()
+        candidates = [
+            a.name
+            for a in run.phase.actions
+            if a.max_per_player is None or self._uses[(player_id, a.name)] < a.max_per_player
+        ]
+        available = set(self.game.available_actions(player_id, candidates))
+        return [a for a in run.phase.actions if a.name in available and a.name in candidates]
+
+    def message_allowance(self, player_id: str) -> dict[str, Any]:
+        """Which channels `player_id` may use now, and how many messages it has left."""
+        run = self._run
+        if run is None or self.finished or player_id not in self.acting():
+            return {"public": False, "private": False, "remaining": 0}
+        policy = run.phase.messaging
+        remaining = self._messages_left(run, player_id)
+        open_ = remaining is None or remaining > 0
+        return {
+            "public": open_ and policy.channel.allows_public,
+            "private": open_ and policy.channel.allows_private,
+            "remaining": remaining,
+            "max_length": policy.max_length,
+            "uses_turn": policy.uses_turn,
+        }
+
+    def remaining_uses(self, player_id: str, action: ActionSpec) -> int | None:
+        if action.max_per_player is None:
+            return None
+        return action.max_per_player - self._uses[(player_id, action.name)]
+
+    # --- acting ---------------------------------------------------------------------------
+
+    def submit(self, player_id: str, action_type: str, payload: Mapping[str, Any] | None = None) -> list[Event]:
+        """Take an action; returns the events it caused. Refusals raise and change nothing."""
+        self._require_player(player_id)
+        run = self._require_run()
+        action = run.phase.action(action_type)
+        if action is None:
+            if action_type in self.spec.all_action_names():
+                phases = [p.name for p in self.spec.phases if p.action(action_type)]
+                raise NegotiationError(
+                    ErrorCode.PHASE_CLOSED,
+                    f"`{action_type}` is not allowed in phase `{run.phase.name}`; it belongs to {phases}. "
+                    f"Allowed now: {[a.name for a in run.phase.actions]}.",
+                    phase=run.phase.name,
+                )
+            raise NegotiationError(
+                ErrorCode.UNKNOWN_ACTION,
+                f"`{action_type}` is not an action of {self.spec.id}; "
+                f"its actions are {sorted(self.spec.all_action_names())}.",
+            )
+        self._require_turn(player_id, run)
+        if action.max_per_player is not None and self._uses[(player_id, action.name)] >= action.max_per_player:
+            raise NegotiationError(
+                ErrorCode.LIMIT_REACHED,
+                f"You have used all {action.max_per_player} `{action.name}` actions allowed in this match.",
+                action=action.name,
+            )
+        data = self._validate_payload(action, payload)
+        if action.name not in {a.name for a in self.allowed_actions(player_id)}:
+            raise NegotiationError(
+                ErrorCode.INVALID_ACTION,
+                f"`{action.name}` is not available right now; available: "
+                f"{[a.name for a in self.allowed_actions(player_id)]}.",
+            )
+        reason = self.game.action_error(player_id, {"type": action.name, **data})
+        if reason is not None:
+            raise NegotiationError(ErrorCode.INVALID_ACTION, reason, action=action.name)
+        start = len(self.events)
+        self._apply_action(run, player_id, action, data, timed_out=False)
+        self._settle()
+        return self.events[start:]
+
+    def send_message(self, player_id: str, content: str, to: Iterable[str] | None = None) -> list[Event]:
+        """Send a public message (`to` None) or a private one to the listed players."""
+        self._require_player(player_id)
+        run = self._require_run()
+        policy = run.phase.messaging
+        recipients = None if to is None else list(dict.fromkeys(to))
+        if recipients is None and not policy.channel.allows_public:
+            raise NegotiationError(
+                ErrorCode.PHASE_CLOSED,
+                f"Public messages are not allowed in phase `{run.phase.name}` "
+                f"(channel: {policy.channel.value}).",
+            )
+        if recipients is not None and not policy.channel.allows_private:
+            raise NegotiationError(
+                ErrorCode.PHASE_CLOSED,
+                f"Private messages are not allowed in phase `{run.phase.name}` "
+                f"(channel: {policy.channel.value}).",
+            )
+        if recipients is not None:
+            strangers = [r for r in recipients if r not in self.players or r == player_id]
+            if not recipients or strangers:
+                raise NegotiationError(
+                    ErrorCode.UNKNOWN_RECIPIENT,
+                    f"Private messages go to other players of this match: {[p for p in self.players if p != player_id]}; "
+                    f"not {strangers or 'nobody'}.",
+                )
+        self._require_turn(player_id, run)
+        if not isinstance(content, str) or not content.strip():
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "A message needs non-empty text content.")
+        if len(content) > policy.max_length:
+            raise NegotiationError(
+                ErrorCode.MESSAGE_TOO_LONG,
+                f"Message has {len(content)} characters; the limit here is {policy.max_length}.",
+                limit=policy.max_length,
+            )
+        left = self._messages_left(run, player_id)
+        if left is not None and left <= 0:
+            raise NegotiationError(
+                ErrorCode.LIMIT_REACHED,
+                "You have no messages left in this phase"
+                + (" this turn." if policy.per_turn is not None else " this round."),
+            )
+        start = len(self.events)
+        visible = None if recipients is None else tuple([player_id, *recipients])
+        self._log(EventKind.MESSAGE, player_id, {"content": content, "to": recipients}, visible)
+        run.messages_sent[player_id] += 1
+        run.messages_in_turn[player_id] += 1
+        if policy.uses_turn:
+            self._end_turn(run, player_id)
+        self._settle()
+        return self.events[start:]
+
+    def expire_due(self) -> list[Event]:
+        """Apply the spec's default action if the current deadline has passed on the clock."""
+        deadline = self.deadline
+        if deadline is None or self._clock() < deadline:
+            return []
+        return self.time_out()
+
+    def time_out(self) -> list[Event]:
+        """Time out whoever is due now: their default action is played, or their turn is lost."""
+        run = self._require_run()
+        start = len(self.events)
+        due = run.acting()
+        self._log(EventKind.TIMEOUT, None, {"players": due})
+        default = run.phase.default_action
+        action = run.phase.action(default.action) if default is not None else None
+        for player in due:
+            if self.game.check_end_conditions():
+                break
+            if action is not None and default is not None and self._default_allowed(player, action, default.payload):
+                self._apply_action(run, player, action, self._validate_payload(action, default.payload), timed_out=True)
+            if player in run.acting():
+                self._end_turn(run, player)
+        if not run.alternating:
+            run.finished.update(run.players)
+        self._settle()
+        return self.events[start:]
+
+    # --- replay ---------------------------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        game_cls: type[BaseGame[Any]],
+        players: list[str],
+        events: Iterable[Event],
+        *,
+        config: Mapping[str, Any] | GameConfig | None = None,
+        seed: int = 0,
+        match_id: str = "match",
+        clock: Clock = time.monotonic,
+    ) -> Match:
+        """Rebuild a match by feeding its input events into a fresh one."""
+        match = cls(game_cls, players, config=config, seed=seed, match_id=match_id, clock=clock)
+        for event in events:
+            if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
+                continue
+            if event.kind is EventKind.MESSAGE:
+                assert event.actor is not None
+                match.send_message(event.actor, event.data["content"], event.data["to"])
+            elif event.kind is EventKind.ACTION:
+                assert event.actor is not None
+                match.submit(event.actor, event.data["action_type"], event.data["payload"])
+            else:
+                match.time_out()
+        return match
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _log(
+        self, kind: EventKind, actor: str | None, data: dict[str, Any], visible_to: tuple[str, ...] | None = None
+    ) -> Event:
+        event = Event(
+            seq=len(self.events) + 1,
+            kind=kind,
+            round=self.round,
+            phase=self.phase,
+            actor=actor,
+            data=data,
+            visible_to=visible_to,
+        )
+        self.events.append(event)
+        return event
+
+    def _require_player(self, player_id: str) -> None:
+        if player_id not in self.players:
+            raise NegotiationError(ErrorCode.FORBIDDEN, f"{player_id!r} is not a player of this match.")
+        if self.finished:
+            raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; call get_result.")
+
+    def _require_run(self) -> PhaseRun:
+        if self._run is None or self.finished:
+            raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; call get_result.")
+        return self._run
+
+    def _require_turn(self, player_id: str, run: PhaseRun) -> None:
+        if player_id in run.acting():
+            return
+        if run.alternating:
+            raise NegotiationError(
+                ErrorCode.NOT_YOUR_TURN,
+                f"It is {run.acting()[0] if run.acting() else 'nobody'}'s turn in phase `{run.phase.name}`.",
+                acting=run.acting(),
+            )
+        raise NegotiationError(
+            ErrorCode.NOT_YOUR_TURN,
+            f"You have finished your part of phase `{run.phase.name}`; waiting for {run.acting()}.",
+            acting=run.acting(),
+        )
+
+    def _messages_left(self, run: PhaseRun, player_id: str) -> int | None:
+        policy = run.phase.messaging
+        left = [
+            limit - used
+            for limit, used in (
+                (policy.per_player, run.messages_sent[player_id]),
+                (policy.per_turn, run.messages_in_turn[player_id]),
+            )
+            if limit is not None
+        ]
+        return min(left) if left else None
+
+    def _validate_payload(self, action: ActionSpec, payload: Mapping[str, Any] | None) -> dict[str, Any]:
+        if payload is not None and not isinstance(payload, Mapping):
+            raise NegotiationError(
+                ErrorCode.INVALID_PAYLOAD,
+                f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
+            )
+        try:
+            model: BaseModel = action.payload.model_validate(dict(payload or {}))
+        except ValidationError as exc:
+            problems = [
+                {"field": ".".join(str(p) for p in err["loc"]) or "(payload)", "problem": err["msg"]}
+                for err in exc.errors()
+            ]
+            raise NegotiationError(
+                ErrorCode.INVALID_PAYLOAD,
+                f"Invalid payload for `{action.name}`: "
+                + "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+                + f". Expected {describe_payload(action.payload)}.",
+                problems=problems,
+            ) from None
+        return model.model_dump(mode="json")
+
+    def _default_allowed(self, player: str, action: ActionSpec, payload: dict[str, Any]) -> bool:
+        if action.name not in {a.name for a in self.allowed_actions(player)}:
+            return False
+        try:
+            data = self._validate_payload(action, payload)
+        except NegotiationError:
+            return False
+        return self.game.action_error(player, {"type": action.name, **data}) is None
+
+    def _apply_action(
+        self, run: PhaseRun, player: str, action: ActionSpec, data: dict[str, Any], *, timed_out: bool
+    ) -> None:
+        sealed = run.phase.turn_order is TurnOrder.SIMULTANEOUS
+        record: dict[str, Any] = {"action_type": action.name, "payload": data}
+        if timed_out:
+            record["timed_out"] = True
+        event = self._log(EventKind.ACTION, player, record, (player,) if sealed else None)
+        if sealed:
+            run.submissions.setdefault(player, []).append(record)
+        self._uses[(player, action.name)] += 1
+        self.game.process_action(
+            PlayerAction(
+                player_id=player,
+                action_type=action.name,
+                action_data=dict(data),
+                timestamp=float(event.seq),
+                round_number=self.round,
+            )
+        )
+        self._drain_notices()
+        run.actions_in_turn[player] += 1
+        if action.ends_turn or run.actions_in_turn[player] >= run.phase.limits.actions_per_turn:
+            self._end_turn(run, player)
+
+    def _end_turn(self, run: PhaseRun, player: str) -> None:
+        run.end_turn(player)
+        if run.alternating:
+            self._arm_deadline(run)
+
+    def _arm_deadline(self, run: PhaseRun) -> None:
+        seconds = run.phase.limits.seconds_per_turn
+        run.deadline = None if seconds is None else self._clock() + seconds
+
+    def _drain_notices(self) -> None:
+        for notice in self.game.drain_notices():
+            self._log(EventKind.NOTICE, None, notice.data, notice.visible_to)
+
+    def _settle(self) -> None:
+        """After any change: end the game, close the phase, or move on to the next round."""
+        while not self.finished:
+            run = self._require_run()
+            if self.game.check_end_conditions():
+                self._finish()
+                return
+            if not self._phase_over(run):
+                return
+            self._close_phase(run)
+            if self.game.check_end_conditions():
+                self._finish()
+                return
+            if self._phase_index + 1 < len(self.spec.phases):
+                self._start_phase(self._phase_index + 1)
+            elif self.round < self.spec.rounds:
+                self._start_round(self.round + 1)
+            else:
+                self._finish()
+
+    def _phase_over(self, run: PhaseRun) -> bool:
+        if not run.acting():
+            return True
+        ends = run.phase.ends_when
+        return PhaseEnd.GAME_DECIDES in ends and self.game.phase_complete(run.phase.name)
+
+    def _close_phase(self, run: PhaseRun) -> None:
+        if run.phase.turn_order is TurnOrder.SIMULTANEOUS and run.phase.reveal_actions:
+            self._log(EventKind.REVEALED, None, {"submissions": run.submissions})
+        self.game.end_phase(run.phase.name)
+        self._drain_notices()
+        self._log(EventKind.PHASE_ENDED, None, {})
+
+    def _start_round(self, number: int) -> None:
+        self.round = number
+        self._run = None
+        self.game.begin_round(number)
+        self._log(EventKind.ROUND_STARTED, None, {"round": number})
+        self._drain_notices()
+        self._start_phase(0)
+
+    def _start_phase(self, index: int) -> None:
+        self._phase_index = index
+        phase = self.spec.phases[index]
+        order = self._turn_order(phase.turn_order, phase.start, phase.first_mover)
+        self._run = PhaseRun(phase=phase, players=list(self.players), order=order)
+        self._arm_deadline(self._run)
+        self.game.begin_phase(phase.name)
+        data: dict[str, Any] = {"phase": phase.name, "turn_order": phase.turn_order.value}
+        if phase.turn_order is TurnOrder.ALTERNATING:
+            data["order"] = order
+        self._log(EventKind.PHASE_STARTED, None, data)
+
+    def _turn_order(self, turn_order: TurnOrder, start: StartRule, first_mover: FirstMover) -> list[str]:
+        if turn_order is not TurnOrder.ALTERNATING:
+            return list(self.players)
+        if start is StartRule.SHUFFLED:
+            return self._rng.sample(self.players, len(self.players))
+        if self._first_mover is None:
+            self._first_mover = self._rng.randrange(len(self.players)) if first_mover is FirstMover.SEEDED else 0
+        offset = self._first_mover + (self.round - 1 if start is StartRule.ROTATING else 0)
+        offset %= len(self.players)
+        return self.players[offset:] + self.players[:offset]
+
+    def _finish(self) -> None:
+        self.game.state = GameState.COMPLETED
+        self.result = self.game.get_result()
+        self._drain_notices()
+        self._log(EventKind.MATCH_ENDED, None, {"result": self.result.to_dict()})

@@ -1,0 +1,52 @@
+"""Structured refusals shared by the engine, the arena and every transport.
+
+A refusal carries a stable machine-readable code, a message that says what was wrong and what
+is allowed, and optional details. Transports serialise it with `to_dict()`; none of them ever
+shows a stack trace to an agent.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """The stable error codes an agent can branch on."""
+
+    UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_MATCH = "unknown_match"
+    INVALID_CONFIG = "invalid_config"
+    INVALID_ARGUMENT = "invalid_argument"
+    FORBIDDEN = "forbidden"
+    MATCH_FULL = "match_full"
+    NOT_STARTED = "not_started"
+    MATCH_OVER = "match_over"
+    NOT_YOUR_TURN = "not_your_turn"
+    PHASE_CLOSED = "phase_closed"
+    UNKNOWN_ACTION = "unknown_action"
+    INVALID_PAYLOAD = "invalid_payload"
+    INVALID_ACTION = "invalid_action"
+    LIMIT_REACHED = "limit_reached"
+    UNKNOWN_RECIPIENT = "unknown_recipient"
+    MESSAGE_TOO_LONG = "message_too_long"
+
+
+class NegotiationError(Exception):
+    """A refused request. Raising it must leave every piece of state as it was."""
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form every transport returns to the agent."""
+        error: dict[str, Any] = {"code": self.code.value, "message": self.message}
+        if self.details:
+            error["details"] = self.details
+        return {"error": error}
+
+    def __repr__(self) -> str:
+        return f"NegotiationError({self.code.value!r}, {self.message!r})"

@@ -1,0 +1,267 @@
+"""The interface every game implements, with the names of the documented `negotiation_platform.games` API.
+
+A game holds the rules particular to it and its own private state; its `spec` (data) says what the
+engine enforces before the game sees an action, and its pydantic `Config` holds every number a
+researcher may change. A game never deals with transports, clocks or other matches.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any, ClassVar, Generic, TypeVar, cast
+
+from pydantic import BaseModel, ConfigDict
+
+from negotiation_platform.spec import ActionSpec, GameSpec
+
+
+class GameState(Enum):
+    """Lifecycle of a game: WAITING → ACTIVE → COMPLETED (or FAILED)."""
+
+    WAITING = "waiting"
+    ACTIVE = "active"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+@dataclass
+class PlayerAction:
+    """One action a player took; `timestamp` is the engine's logical clock (the event sequence)."""
+
+    player_id: str
+    action_type: str
+    action_data: dict[str, Any]
+    timestamp: float
+    round_number: int
+
+
+@dataclass
+class GameResult:
+    """The authoritative record of a finished game."""
+
+    game_id: str
+    players: list[str]
+    winner: str | None
+    final_scores: dict[str, float]
+    total_rounds: int
+    game_data: dict[str, Any]
+    success: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class GameConfig(BaseModel):
+    """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the game announces to some players (None: everyone), logged by the engine."""
+
+    data: dict[str, Any]
+    visible_to: tuple[str, ...] | None = None
+
+
+ConfigT = TypeVar("ConfigT", bound=GameConfig)
+
+
+class _SpecDescriptor:
+    """`Game.spec` is the spec under default config; `game.spec` the one under the game's config."""
+
+    def __get__(self, instance: BaseGame[Any] | None, owner: type[BaseGame[Any]]) -> GameSpec:
+        if instance is not None:
+            return instance.__dict__["_spec"]  # type: ignore[no-any-return]
+        cached = owner.__dict__.get("_default_spec")
+        if cached is None:
+            cached = owner.build_spec(owner.Config())
+            owner._default_spec = cached
+        return cached
+
+
+class BaseGame(ABC, Generic[ConfigT]):
+    """Abstract base of all negotiation games (the template of the documented API).
+
+    Subclasses declare `Config` (a `GameConfig` with defaults) and `build_spec(config)`, and
+    implement the abstract methods. The engine calls `initialize_game`, then for each accepted
+    action `process_action`, `check_end_conditions` and, at the end, `get_result`.
+    """
+
+    Config: ClassVar[type[GameConfig]] = GameConfig
+    spec: ClassVar[GameSpec] = _SpecDescriptor()  # type: ignore[assignment]
+    _default_spec: ClassVar[GameSpec | None] = None
+
+    def __init__(
+        self,
+        game_id: str = "game",
+        config: Mapping[str, Any] | GameConfig | None = None,
+        *,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.game_id = game_id
+        self.settings: ConfigT = cast(ConfigT, self.parse_config(config))
+        self.config: dict[str, Any] = self.settings.model_dump()
+        self._spec = type(self).build_spec(self.settings)
+        self.rng = rng if rng is not None else random.Random(0)
+        self.state = GameState.WAITING
+        self.players: list[str] = []
+        self.current_round = 0
+        self.max_rounds = self._spec.rounds
+        self.actions_history: list[PlayerAction] = []
+        self.game_data: dict[str, Any] = {}
+        self.current_phase: str | None = None
+        self._notices: list[Notice] = []
+
+    @classmethod
+    def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
+        """Validate a config mapping against `Config` (raises pydantic's ValidationError)."""
+        return config if isinstance(config, cls.Config) else cls.Config.model_validate(dict(config or {}))
+
+    @classmethod
+    def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:
+        """The spec under `config`, without creating a game."""
+        return cls.build_spec(cls.parse_config(config))
+
+    # --- declared by each game -------------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def build_spec(cls, config: Any) -> GameSpec:
+        """The game's spec under `config`: numbers in the spec come from the config."""
+
+    @abstractmethod
+    def initialize_game(self, players: list[str]) -> bool:
+        """Seat the players (drawing roles from `self.rng`) and become ACTIVE."""
+
+    @abstractmethod
+    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+        """Apply an action the engine and `is_valid_action` accepted; return the updated state."""
+
+    @abstractmethod
+    def check_end_conditions(self) -> bool:
+        """Whether the game is over (agreement, walk-away, …); the engine also ends it after the last round."""
+
+    @abstractmethod
+    def calculate_scores(self) -> dict[str, float]:
+        """Each player's final utility."""
+
+    @abstractmethod
+    def get_game_prompt(self, player_id: str) -> str:
+        """The prompt text for `player_id` at this moment."""
+
+    # --- optional refinements with safe defaults -------------------------------------------
+
+    def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
+        """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed."""
+        return None
+
+    def is_valid_action(
+        self, player: str, action: dict[str, Any], game_state: dict[str, Any] | None = None
+    ) -> bool:
+        """Whether the game's rules allow `action` for `player` now."""
+        return self.action_error(player, action) is None
+
+    def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
+        """Narrow the spec's actions for this turn to those that make sense now (e.g. no accept without an offer)."""
+        return candidates
+
+    def get_player_view(self, player_id: str) -> dict[str, Any]:
+        """What `player_id` may see of the game's state; override to show private information to its owner only."""
+        return {"round": self.current_round}
+
+    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+        """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
+        return None
+
+    def begin_round(self, round_number: int) -> None:
+        """Called by the engine when a round starts (1-based)."""
+        self.current_round = round_number
+
+    def begin_phase(self, phase_name: str) -> None:
+        """Called by the engine when a phase opens."""
+        self.current_phase = phase_name
+
+    def end_phase(self, phase_name: str) -> None:
+        """Called by the engine when a phase closes (resolve sealed submissions here)."""
+
+    def phase_complete(self, phase_name: str) -> bool:
+        """For phases that end `game_decides`: whether the game closes the phase now."""
+        return False
+
+    def agreement_terms(self) -> dict[str, Any] | None:
+        """The agreed terms, or None when there was no deal."""
+        return None
+
+    def batna_values(self) -> dict[str, float]:
+        """Each player's (decayed) BATNA at the deciding round; zero where a game has none."""
+        return dict.fromkeys(self.players, 0.0)
+
+    # --- shared infrastructure --------------------------------------------------------------
+
+    def open_actions(self, player_id: str) -> list[ActionSpec]:
+        """The current phase's actions that the game would allow `player_id` now (for prompts)."""
+        phase = self.spec.phase(self.current_phase) if self.current_phase else self.spec.phases[0]
+        actions = list(phase.actions) if phase is not None else []
+        allowed = set(self.available_actions(player_id, [a.name for a in actions]))
+        return [a for a in actions if a.name in allowed]
+
+    def add_action(self, action: PlayerAction) -> None:
+        """Append an action to the chronological history."""
+        self.actions_history.append(action)
+
+    def notify(self, data: dict[str, Any], to: list[str] | None = None) -> None:
+        """Announce something to `to` (None: everyone); the engine writes it to the event log."""
+        self._notices.append(Notice(data=data, visible_to=tuple(to) if to is not None else None))
+
+    def drain_notices(self) -> list[Notice]:
+        notices, self._notices = self._notices, []
+        return notices
+
+    def surplus(self) -> dict[str, float]:
+        scores = self.calculate_scores()
+        batnas = self.batna_values()
+        return {p: scores[p] - batnas.get(p, 0.0) for p in self.players}
+
+    def get_winner(self, game_state: dict[str, Any] | None = None) -> str | None:
+        """The player with the highest positive surplus; None on a tie or without a deal."""
+        if self.agreement_terms() is None:
+            return None
+        surplus = self.surplus()
+        best = max(surplus.values(), default=0.0)
+        leaders = [p for p, s in surplus.items() if s == best]
+        return leaders[0] if best > 0 and len(leaders) == 1 else None
+
+    def get_game_info(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "state": self.state.value,
+            "players": list(self.players),
+            "current_round": self.current_round,
+            "max_rounds": self.max_rounds,
+            "config": dict(self.config),
+        }
+
+    def get_result(self) -> GameResult:
+        """The final result, with the fields every game reports (agreement, terms, BATNAs, surplus)."""
+        terms = self.agreement_terms()
+        scores = self.calculate_scores()
+        return GameResult(
+            game_id=self.game_id,
+            players=list(self.players),
+            winner=self.get_winner(),
+            final_scores=scores,
+            total_rounds=self.current_round,
+            game_data={
+                "agreement": terms is not None,
+                "terms": terms,
+                "batnas": self.batna_values(),
+                "surplus": self.surplus(),
+            },
+            success=self.state is not GameState.FAILED,
+        )

@@ -1,0 +1,6 @@
+"""Plugin discovery through pluggy and entry points; see `Registry`."""
+
+from negotiation_platform.registry.hookspecs import hookimpl
+from negotiation_platform.registry.registry import GameEntry, PluginProblem, Registry
+
+__all__ = ["GameEntry", "PluginProblem", "Registry", "hookimpl"]

@@ -1,0 +1,205 @@
+"""`Registry`: finds games, agents and transports in installed distributions through entry points.
+
+The built-in games are registered through the same entry points as any third-party package.
+A `Registry` holds no global state, so other tools can create and embed as many as they like.
+A broken plugin (import error, invalid spec, duplicate id, failing hook) is recorded in
+`problems` with its name and the reason, and everything else still loads.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pluggy
+from pydantic import BaseModel
+
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.base_game import BaseGame, GameConfig
+from negotiation_platform.registry import hookspecs
+from negotiation_platform.spec import GameSpec
+
+GAMES_GROUP = "negotiation_platform.games"
+AGENTS_GROUP = "negotiation_platform.agents"
+TRANSPORTS_GROUP = "negotiation_platform.transports"
+ENTRY_POINT_GROUPS = (GAMES_GROUP, AGENTS_GROUP, TRANSPORTS_GROUP)
+OWN_DISTRIBUTION = "negotiation-platform"
+
+
+@dataclass(frozen=True)
+class PluginProblem:
+    """Why a plugin, or something it offered, was left out."""
+
+    plugin: str
+    source: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A registered game and where it came from."""
+
+    game_id: str
+    cls: type[BaseGame[Any]]
+    plugin: str
+    source: str | None
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.cls.spec
+
+    def summary(self) -> dict[str, Any]:
+        roles = self.spec.roles
+        return {
+            "id": self.game_id,
+            "title": self.spec.title,
+            "roles": list(roles.names) or f"{roles.min_players}..{roles.max_players} seats",
+            "source": self.source or "(registered in code)",
+        }
+
+
+class Registry:
+    """Discovers plugins and answers what games, agents and transports exist."""
+
+    def __init__(self, *, entry_points: bool = True, groups: Iterable[str] = ENTRY_POINT_GROUPS) -> None:
+        self._pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self._pm.add_hookspecs(hookspecs)
+        self._sources: dict[str, str | None] = {}
+        self._load_problems: list[PluginProblem] = []
+        self._games: dict[str, GameEntry] | None = None
+        self._game_problems: list[PluginProblem] = []
+        if entry_points:
+            self.load_entry_points(groups)
+
+    # --- loading --------------------------------------------------------------------------
+
+    def load_entry_points(self, groups: Iterable[str] = ENTRY_POINT_GROUPS) -> None:
+        """Import and register every plugin named by an entry point in `groups`."""
+        for group in groups:
+            found = importlib.metadata.entry_points(group=group)
+            for ep in sorted(found, key=_load_order):
+                source = ep.dist.name if ep.dist is not None else None
+                try:
+                    plugin = ep.load()
+                except Exception as exc:  # noqa: BLE001 - any import failure must be reported, not raised
+                    self._load_problems.append(PluginProblem(ep.name, source, f"could not import {ep.value}: {_short(exc)}"))
+                    continue
+                if self._pm.is_registered(plugin):
+                    continue
+                self.register(plugin, name=ep.name, source=source)
+
+    def register(self, plugin: object, name: str | None = None, source: str | None = None) -> None:
+        """Register a plugin object (a module or an instance with `@hookimpl` functions)."""
+        name = name or getattr(plugin, "__name__", None) or repr(plugin)
+        try:
+            self._pm.register(plugin, name=name)
+        except Exception as exc:  # noqa: BLE001 - a bad plugin is reported, the rest keep working
+            self._load_problems.append(PluginProblem(name, source, f"could not register: {_short(exc)}"))
+            return
+        self._sources[name] = source
+        self._games = None
+
+    # --- answers --------------------------------------------------------------------------
+
+    @property
+    def problems(self) -> list[PluginProblem]:
+        """Everything that was left out, and why."""
+        self.games()
+        return [*self._load_problems, *self._game_problems]
+
+    def games(self) -> dict[str, GameEntry]:
+        """Every valid game by id, in load order."""
+        if self._games is None:
+            self._games, self._game_problems = {}, []
+            for plugin, offered in self._call_each("register_games"):
+                for cls in offered or []:
+                    self._add_game(plugin, cls)
+        return dict(self._games)
+
+    def game(self, game_id: str) -> GameEntry:
+        entry = self.games().get(game_id)
+        if entry is None:
+            raise NegotiationError(
+                ErrorCode.UNKNOWN_GAME,
+                f"No game {game_id!r}; available: {sorted(self.games())}.",
+            )
+        return entry
+
+    def agents(self) -> dict[str, Callable[..., Any]]:
+        """Agent factories by name."""
+        return self._merge_named("register_agents")
+
+    def transports(self) -> dict[str, Any]:
+        """Transports by name."""
+        return self._merge_named("register_transports")
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _call_each(self, hook_name: str) -> list[tuple[str, Any]]:
+        """Call a hook plugin by plugin, so one failing plugin cannot hide the others."""
+        results = []
+        for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
+            name = self._pm.get_name(impl.plugin) or impl.plugin_name
+            try:
+                results.append((name, impl.function()))
+            except Exception as exc:  # noqa: BLE001
+                self._load_problems.append(PluginProblem(name, self._sources.get(name), f"{hook_name} failed: {_short(exc)}"))
+        return results
+
+    def _merge_named(self, hook_name: str) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for plugin, offered in self._call_each(hook_name):
+            for key, value in (offered or {}).items():
+                if key in merged:
+                    self._load_problems.append(
+                        PluginProblem(plugin, self._sources.get(plugin), f"duplicate name {key!r} in {hook_name}")
+                    )
+                    continue
+                merged[key] = value
+        return merged
+
+    def _add_game(self, plugin: str, cls: Any) -> None:
+        assert self._games is not None
+        source = self._sources.get(plugin)
+        reason = _invalid_game_reason(cls)
+        if reason is not None:
+            self._game_problems.append(PluginProblem(plugin, source, reason))
+            return
+        game_id = cls.spec.id
+        if game_id in self._games:
+            other = self._games[game_id]
+            self._game_problems.append(
+                PluginProblem(plugin, source, f"duplicate game id {game_id!r}: already provided by plugin {other.plugin!r}")
+            )
+            return
+        self._games[game_id] = GameEntry(game_id=game_id, cls=cls, plugin=plugin, source=source)
+
+
+def _invalid_game_reason(cls: Any) -> str | None:
+    if not isinstance(cls, type) or not issubclass(cls, BaseGame):
+        return f"{cls!r} is not a BaseGame subclass"
+    if not (isinstance(cls.Config, type) and issubclass(cls.Config, GameConfig)):
+        return f"{cls.__name__}.Config is not a GameConfig model"
+    try:
+        spec = cls.spec
+    except Exception as exc:  # noqa: BLE001 - an invalid spec is reported with its reason
+        return f"invalid spec in {cls.__name__}: {_short(exc)}"
+    if not isinstance(spec, GameSpec):
+        return f"{cls.__name__}.spec is {type(spec).__name__}, not a GameSpec"
+    for action in (a for p in spec.phases for a in p.actions):
+        if not issubclass(action.payload, BaseModel):
+            return f"{cls.__name__}: payload of {action.name!r} is not a pydantic model"
+    return None
+
+
+def _load_order(ep: importlib.metadata.EntryPoint) -> tuple[bool, str, str]:
+    """The project's own plugins first, then by distribution and name, so duplicates resolve the same way every time."""
+    dist = ep.dist.name if ep.dist is not None else ""
+    return (dist != OWN_DISTRIBUTION, dist, ep.name)
+
+
+def _short(exc: BaseException) -> str:
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__

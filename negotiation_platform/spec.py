@@ -1,0 +1,256 @@
+"""What a game *is*, declared as data: roles, phases, turn order, limits, actions, messaging, outcome.
+
+A spec has no behaviour and no state. The engine enforces it, the rules text and prompts are
+generated from it, and `spec.model_dump_json()` gives it to agents with the JSON Schema of every
+action payload, so what an agent reads is exactly what is enforced.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_serializer, model_validator
+
+
+class EmptyPayload(BaseModel):
+    """The payload of an action that carries no data (accept, walk away, pass)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnOrder(StrEnum):
+    """Who may act while a phase is open."""
+
+    ALTERNATING = "alternating"
+    """One player at a time, in an order fixed by `StartRule`."""
+    SIMULTANEOUS = "simultaneous"
+    """Everyone acts once, sealed; submissions are revealed when the phase closes."""
+    FREE = "free"
+    """Anyone who has not finished may act at any time."""
+
+
+class StartRule(StrEnum):
+    """How the order of an alternating phase is chosen each round."""
+
+    FIXED = "fixed"
+    """The same order every round, beginning with the first mover."""
+    ROTATING = "rotating"
+    """The first mover of round r is the player after the first mover of round r - 1."""
+    SHUFFLED = "shuffled"
+    """A fresh order drawn from the match's seeded generator every round."""
+
+
+class FirstMover(StrEnum):
+    """Who opens the first round of a fixed or rotating order."""
+
+    FIRST_SEAT = "first_seat"
+    SEEDED = "seeded"
+
+
+class Channel(StrEnum):
+    """Which message channels a phase opens."""
+
+    NONE = "none"
+    PUBLIC = "public"
+    PRIVATE = "private"
+    BOTH = "both"
+
+    @property
+    def allows_public(self) -> bool:
+        return self in (Channel.PUBLIC, Channel.BOTH)
+
+    @property
+    def allows_private(self) -> bool:
+        return self in (Channel.PRIVATE, Channel.BOTH)
+
+
+class PhaseEnd(StrEnum):
+    """Conditions that close a phase; the phase closes when any listed condition holds."""
+
+    TURNS_USED = "turns_used"
+    """Every player has used all its turns in the phase."""
+    MESSAGES_USED = "messages_used"
+    """Every player has finished its turns or sent its whole message quota."""
+    DEADLINE = "deadline"
+    """The phase's clock ran out (`seconds_per_turn` of a free or simultaneous phase)."""
+    GAME_DECIDES = "game_decides"
+    """The game closes the phase itself, e.g. on agreement."""
+
+
+class OutcomeKind(StrEnum):
+    """Who decides the final result."""
+
+    AGREEMENT = "agreement"
+    ENGINE_RULE = "engine_rule"
+    MEDIATOR = "mediator"
+
+
+PayloadModel = Annotated[
+    type[BaseModel],
+    WithJsonSchema({"type": "object", "description": "JSON Schema of the action's payload"}),
+]
+
+
+class ActionSpec(BaseModel):
+    """One action a player may take, with the pydantic model its payload must satisfy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str
+    payload: PayloadModel = EmptyPayload
+    max_per_player: int | None = Field(
+        default=None, ge=1, description="How often one player may take it in a whole match."
+    )
+    ends_turn: bool = Field(
+        default=True, description="Whether taking it ends the player's turn at once."
+    )
+
+    @field_serializer("payload")
+    def _payload_schema(self, payload: type[BaseModel]) -> dict[str, Any]:
+        return payload.model_json_schema()
+
+
+class DefaultAction(BaseModel):
+    """What the engine plays for a player whose time runs out."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class MessagingPolicy(BaseModel):
+    """Which messages a phase allows, how long they may be, and what they cost."""
+
+    model_config = ConfigDict(frozen=True)
+
+    channel: Channel = Channel.NONE
+    uses_turn: bool = Field(
+        default=False, description="Whether sending a message is the sender's whole turn."
+    )
+    max_length: int = Field(default=500, ge=1, description="Characters per message.")
+    per_player: int | None = Field(
+        default=None, ge=0, description="Messages one player may send in the phase each round."
+    )
+    per_turn: int | None = Field(
+        default=None, ge=0, description="Messages one player may send within a single turn."
+    )
+
+
+class PhaseLimits(BaseModel):
+    """Budgets of one phase, counted per round."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: int | None = Field(
+        default=1,
+        ge=1,
+        description="Turns each player gets in the phase per round (None: unlimited, free phases).",
+    )
+    actions_per_turn: int = Field(default=1, ge=1)
+    seconds_per_turn: float | None = Field(
+        default=None,
+        gt=0,
+        description="Clock per turn; in free and simultaneous phases the whole phase's clock.",
+    )
+
+
+class PhaseSpec(BaseModel):
+    """One phase of a round."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    description: str = ""
+    turn_order: TurnOrder = TurnOrder.ALTERNATING
+    start: StartRule = StartRule.FIXED
+    first_mover: FirstMover = FirstMover.FIRST_SEAT
+    limits: PhaseLimits = PhaseLimits()
+    actions: tuple[ActionSpec, ...] = ()
+    messaging: MessagingPolicy = MessagingPolicy()
+    ends_when: tuple[PhaseEnd, ...] = (PhaseEnd.TURNS_USED,)
+    default_action: DefaultAction | None = None
+    reveal_actions: bool = Field(
+        default=True,
+        description="Simultaneous phases: publish every sealed submission when the phase closes.",
+    )
+
+    def action(self, name: str) -> ActionSpec | None:
+        """The action called `name` in this phase, if it is allowed here."""
+        return next((a for a in self.actions if a.name == name), None)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> PhaseSpec:
+        names = [a.name for a in self.actions]
+        if len(set(names)) != len(names):
+            raise ValueError(f"phase {self.name!r} declares an action twice: {names}")
+        if not self.actions and not self.messaging.uses_turn:
+            raise ValueError(f"phase {self.name!r} has no action and messages do not take turns")
+        if self.limits.turns is None and self.turn_order is not TurnOrder.FREE:
+            raise ValueError(f"phase {self.name!r}: only free phases may have unlimited turns")
+        if self.default_action is not None and self.action(self.default_action.action) is None:
+            raise ValueError(
+                f"phase {self.name!r}: default action {self.default_action.action!r} "
+                "is not one of its actions"
+            )
+        return self
+
+
+class RolesSpec(BaseModel):
+    """Named roles, or a number of interchangeable seats."""
+
+    model_config = ConfigDict(frozen=True)
+
+    names: tuple[str, ...] = ()
+    min_players: int = Field(default=2, ge=1)
+    max_players: int = Field(default=2, ge=1)
+    assignment: str = Field(
+        default="by_seat",
+        description="'by_seat' (seat i plays role i) or 'seeded' (roles drawn from the seed).",
+    )
+
+    @model_validator(mode="after")
+    def _coherent(self) -> RolesSpec:
+        if self.min_players > self.max_players:
+            raise ValueError("min_players is larger than max_players")
+        if self.names and not (self.min_players == self.max_players == len(self.names)):
+            raise ValueError("with named roles, min_players and max_players equal their number")
+        return self
+
+
+class OutcomeSpec(BaseModel):
+    """How the result is decided and how it maps to payoffs, in words the rules text reuses."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: OutcomeKind = OutcomeKind.AGREEMENT
+    description: str
+
+
+class GameSpec(BaseModel):
+    """Everything the engine enforces about a game, and everything an agent needs to read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    title: str
+    summary: str
+    roles: RolesSpec = RolesSpec()
+    rounds: int = Field(default=1, ge=1, description="How many times the phases run, in order.")
+    phases: tuple[PhaseSpec, ...] = Field(min_length=1)
+    outcome: OutcomeSpec
+
+    def phase(self, name: str) -> PhaseSpec | None:
+        return next((p for p in self.phases if p.name == name), None)
+
+    def all_action_names(self) -> set[str]:
+        return {a.name for p in self.phases for a in p.actions}
+
+    @model_validator(mode="after")
+    def _unique_phases(self) -> GameSpec:
+        names = [p.name for p in self.phases]
+        if len(set(names)) != len(names):
+            raise ValueError(f"phase names repeat: {names}")
+        return self
