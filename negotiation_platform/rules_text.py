@@ -53,7 +53,7 @@ def _describe_property(prop: dict[str, Any], schema: dict[str, Any]) -> str:
         return "one of " + ", ".join(repr(v) for v in prop["enum"])
     if "anyOf" in prop:
         return " or ".join(_describe_property(p, schema) for p in prop["anyOf"])
-    text = prop.get("type", "value")
+    text = str(prop.get("type", "value"))
     bounds = []
     if "minimum" in prop:
         bounds.append(f">= {prop['minimum']}")
@@ -104,8 +104,11 @@ def describe_phase(phase: PhaseSpec) -> list[str]:
 
 def _describe_messaging(phase: PhaseSpec) -> list[str]:
     policy = phase.messaging
-    channels = [name for name, on in (("public", policy.channel.allows_public),
-                                      ("private", policy.channel.allows_private)) if on]
+    channels = [
+        name
+        for name, on in (("public", policy.channel.allows_public), ("private", policy.channel.allows_private))
+        if on
+    ]
     if not channels:
         return ["- No messages may be sent in this phase."]
     text = f"- Messages: {' and '.join(channels)}, at most {policy.max_length} characters each"
@@ -128,9 +131,7 @@ def render_rules(spec: GameSpec) -> str:
     else:
         who = f"Players: {roles.min_players} to {roles.max_players}."
     lines = [f"# {spec.title} (`{spec.id}`)", "", spec.summary, "", who]
-    lines.append(
-        f"The game lasts at most {spec.rounds} round(s); each round runs the phases below in order."
-    )
+    lines.append(f"The game lasts at most {spec.rounds} round(s); each round runs the phases below in order.")
     for phase in spec.phases:
         lines.append("")
         lines.extend(describe_phase(phase))

@@ -103,9 +103,7 @@ class ActionSpec(BaseModel):
     max_per_player: int | None = Field(
         default=None, ge=1, description="How often one player may take it in a whole match."
     )
-    ends_turn: bool = Field(
-        default=True, description="Whether taking it ends the player's turn at once."
-    )
+    ends_turn: bool = Field(default=True, description="Whether taking it ends the player's turn at once.")
 
     @field_serializer("payload")
     def _payload_schema(self, payload: type[BaseModel]) -> dict[str, Any]:
@@ -127,16 +125,12 @@ class MessagingPolicy(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     channel: Channel = Channel.NONE
-    uses_turn: bool = Field(
-        default=False, description="Whether sending a message is the sender's whole turn."
-    )
+    uses_turn: bool = Field(default=False, description="Whether sending a message is the sender's whole turn.")
     max_length: int = Field(default=500, ge=1, description="Characters per message.")
     per_player: int | None = Field(
         default=None, ge=0, description="Messages one player may send in the phase each round."
     )
-    per_turn: int | None = Field(
-        default=None, ge=0, description="Messages one player may send within a single turn."
-    )
+    per_turn: int | None = Field(default=None, ge=0, description="Messages one player may send within a single turn.")
 
 
 class PhaseLimits(BaseModel):
@@ -192,8 +186,7 @@ class PhaseSpec(BaseModel):
             raise ValueError(f"phase {self.name!r}: only free phases may have unlimited turns")
         if self.default_action is not None and self.action(self.default_action.action) is None:
             raise ValueError(
-                f"phase {self.name!r}: default action {self.default_action.action!r} "
-                "is not one of its actions"
+                f"phase {self.name!r}: default action {self.default_action.action!r} is not one of its actions"
             )
         return self
 

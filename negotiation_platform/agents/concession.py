@@ -22,7 +22,7 @@ class ConcessionAgent:
         self._fallback = RandomAgent(seed=seed, name=name)
 
     def target(self, best: float, reservation: float, progress: float) -> float:
-        return best + (reservation - best) * progress ** (1.0 / self.beta)
+        return best + (reservation - best) * float(progress ** (1.0 / self.beta))
 
     def decide(self, turn: dict[str, Any]) -> Decision:
         allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}

@@ -11,16 +11,15 @@ DEFAULT_INT_RANGE = (0, 100)
 def sample_payload(schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A payload drawn uniformly field by field within the schema's bounds and options."""
     defs = schema.get("$defs", {})
-    return {
-        name: _sample(prop, defs, rng)
-        for name, prop in schema.get("properties", {}).items()
-    }
+    return {name: _sample(prop, defs, rng) for name, prop in schema.get("properties", {}).items()}
 
 
 def _sample(prop: dict[str, Any], defs: dict[str, Any], rng: random.Random) -> Any:
     if "$ref" in prop:
         target = defs[prop["$ref"].rsplit("/", 1)[-1]]
-        return _sample(target, defs, rng) if "properties" not in target else sample_payload({**target, "$defs": defs}, rng)
+        return (
+            _sample(target, defs, rng) if "properties" not in target else sample_payload({**target, "$defs": defs}, rng)
+        )
     if "enum" in prop:
         return rng.choice(prop["enum"])
     if "const" in prop:

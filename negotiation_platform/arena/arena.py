@@ -9,6 +9,7 @@ here are the ones every transport reuses.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import re
@@ -141,10 +142,8 @@ class Arena:
             if state["your_turn"] or state["events"] or state["status"] == "finished" or remaining <= 0:
                 return state
             changed = live.changed
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), timeout=remaining)
-            except TimeoutError:
-                pass
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
         live, seat = self._running(match_id, token)
@@ -163,7 +162,9 @@ class Arena:
         if payload is not None and not isinstance(payload, dict):
             raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
         if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
-            raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters.")
+            raise NegotiationError(
+                ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
+            )
         return self._after(live, seat, lambda m: m.submit(seat.agent_id, _text("action_type", action_type), payload))
 
     # --- results and listing --------------------------------------------------------------
@@ -217,13 +218,10 @@ class Arena:
         try:
             return entry.cls.parse_config(config)
         except ValidationError as exc:
-            problems = [
-                {"field": ".".join(str(p) for p in err["loc"]), "problem": err["msg"]} for err in exc.errors()
-            ]
+            problems = [{"field": ".".join(str(p) for p in err["loc"]), "problem": err["msg"]} for err in exc.errors()]
             raise NegotiationError(
                 ErrorCode.INVALID_CONFIG,
-                f"Invalid config for {entry.game_id}: "
-                + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
+                f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
                 problems=problems,
             ) from None
 

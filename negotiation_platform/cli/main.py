@@ -64,10 +64,14 @@ def cmd_games(args: argparse.Namespace, registry: Registry, console: Console) ->
         table = Table("id", "title", "roles", "source")
         for game in games:
             roles = game["roles"]
-            table.add_row(game["id"], game["title"], ", ".join(roles) if isinstance(roles, list) else roles, game["source"])
+            table.add_row(
+                game["id"], game["title"], ", ".join(roles) if isinstance(roles, list) else roles, game["source"]
+            )
         console.print(table)
     for problem in registry.problems:
-        console.print(f"[yellow]plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}[/]", soft_wrap=True)
+        console.print(
+            f"[yellow]plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}[/]", soft_wrap=True
+        )
     return 0
 
 
@@ -102,7 +106,9 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     return 0
 
 
-async def _play(arena: Arena, game: str, agents: list[Agent], config: dict[str, Any] | None, seed: int) -> dict[str, Any]:
+async def _play(
+    arena: Arena, game: str, agents: list[Agent], config: dict[str, Any] | None, seed: int
+) -> dict[str, Any]:
     result = await play_match(arena, game, agents, config=config, seed=seed)
     return {
         "game": result["game_id"],
@@ -139,7 +145,10 @@ def print_transcript(console: Console, result: dict[str, Any]) -> None:
     for agent, payoff in result["payoffs"].items():
         table.add_row(agent, f"{payoff:g}")
     console.print(table)
-    console.print(f"agreement: {result['agreement']}  terms: {result['terms']}  winner: {result['winner']}  rounds: {result['rounds']}")
+    console.print(
+        f"agreement: {result['agreement']}  terms: {result['terms']}  "
+        f"winner: {result['winner']}  rounds: {result['rounds']}"
+    )
 
 
 def _event_line(event: dict[str, Any]) -> str:

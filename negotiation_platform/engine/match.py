@@ -54,8 +54,7 @@ class Match:
         roles = self.spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
-                f"{self.spec.id} needs {roles.min_players}..{roles.max_players} distinct players, "
-                f"got {players}"
+                f"{self.spec.id} needs {roles.min_players}..{roles.max_players} distinct players, got {players}"
             )
         self.events: list[Event] = []
         self.round = 0
@@ -177,24 +176,22 @@ class Match:
         if recipients is None and not policy.channel.allows_public:
             raise NegotiationError(
                 ErrorCode.PHASE_CLOSED,
-                f"Public messages are not allowed in phase `{run.phase.name}` "
-                f"(channel: {policy.channel.value}).",
+                f"Public messages are not allowed in phase `{run.phase.name}` (channel: {policy.channel.value}).",
             )
         if recipients is not None and not policy.channel.allows_private:
             raise NegotiationError(
                 ErrorCode.PHASE_CLOSED,
-                f"Private messages are not allowed in phase `{run.phase.name}` "
-                f"(channel: {policy.channel.value}).",
+                f"Private messages are not allowed in phase `{run.phase.name}` (channel: {policy.channel.value}).",
             )
         if recipients is not None:
             strangers = [r for r in recipients if r not in self.players or r == player_id]
             if not recipients or strangers:
                 raise NegotiationError(
                     ErrorCode.UNKNOWN_RECIPIENT,
-                    f"Private messages go to other players of this match: {[p for p in self.players if p != player_id]}; "
+                    "Private messages go to other players of this match: "
+                    f"{[p for p in self.players if p != player_id]}; "
                     f"not {strangers or 'nobody'}.",
                 )
-        self._require_turn(player_id, run)
         if not isinstance(content, str) or not content.strip():
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "A message needs non-empty text content.")
         if len(content) > policy.max_length:
@@ -210,6 +207,7 @@ class Match:
                 "You have no messages left in this phase"
                 + (" this turn." if policy.per_turn is not None else " this round."),
             )
+        self._require_turn(player_id, run)
         start = len(self.events)
         visible = None if recipients is None else tuple([player_id, *recipients])
         self._log(EventKind.MESSAGE, player_id, {"content": content, "to": recipients}, visible)

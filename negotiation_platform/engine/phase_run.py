@@ -44,9 +44,7 @@ class PhaseRun:
             return [self.order[self.turn_index % len(self.order)]]
         stop_on_quota = PhaseEnd.MESSAGES_USED in self.phase.ends_when
         return [
-            p
-            for p in self.players
-            if p not in self.finished and not (stop_on_quota and self.messages_exhausted(p))
+            p for p in self.players if p not in self.finished and not (stop_on_quota and self.messages_exhausted(p))
         ]
 
     def end_turn(self, player: str) -> None:

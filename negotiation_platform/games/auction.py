@@ -1,4 +1,4 @@
-"""auction: 2–8 bidders discuss, then submit one sealed bid each (reference game of the spec design)."""
+"""auction: 2 to 8 bidders discuss, then submit one sealed bid each (reference game of the spec design)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ from negotiation_platform.spec import (
 
 class AuctionConfig(GameConfig):
     bidders: int = Field(default=3, ge=2, le=8)
-    value_low: int = Field(default=0, ge=0, description="Private values are drawn uniformly from integers in [low, high].")
+    value_low: int = Field(
+        default=0, ge=0, description="Private values are drawn uniformly from integers in [low, high]."
+    )
     value_high: int = Field(default=100, ge=0)
     pricing: Literal["first", "second"] = "first"
     messages_per_bidder: int = Field(default=3, ge=0)

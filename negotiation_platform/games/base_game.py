@@ -161,9 +161,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed."""
         return None
 
-    def is_valid_action(
-        self, player: str, action: dict[str, Any], game_state: dict[str, Any] | None = None
-    ) -> bool:
+    def is_valid_action(self, player: str, action: dict[str, Any], game_state: dict[str, Any] | None = None) -> bool:
         """Whether the game's rules allow `action` for `player` now."""
         return self.action_error(player, action) is None
 

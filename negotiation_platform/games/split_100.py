@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,7 +29,10 @@ class Split100Config(GameConfig):
     seconds_per_turn: float | None = Field(default=None, gt=0)
 
 
+@cache
 def _propose_payload(total: int) -> type[BaseModel]:
+    """One payload model per total (cached: pydantic model classes are costly to build)."""
+
     class Propose(BaseModel):
         model_config = ConfigDict(extra="forbid", title="ProposePayload")
         mine: int = Field(ge=0, le=total, description="Dollars you keep; the other player gets the rest.")
@@ -63,9 +67,7 @@ class Split100Game(BaseGame[Split100Config]):
                         ActionSpec(name="accept", description="accept the other player's standing offer"),
                         ActionSpec(name="walk_away", description="end the game with no deal"),
                     ),
-                    messaging=MessagingPolicy(
-                        channel=Channel.PUBLIC, per_turn=1, max_length=config.max_message_length
-                    ),
+                    messaging=MessagingPolicy(channel=Channel.PUBLIC, per_turn=1, max_length=config.max_message_length),
                     default_action=DefaultAction(action="walk_away"),
                 ),
             ),

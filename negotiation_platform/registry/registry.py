@@ -83,8 +83,10 @@ class Registry:
                 source = ep.dist.name if ep.dist is not None else None
                 try:
                     plugin = ep.load()
-                except Exception as exc:  # noqa: BLE001 - any import failure must be reported, not raised
-                    self._load_problems.append(PluginProblem(ep.name, source, f"could not import {ep.value}: {_short(exc)}"))
+                except Exception as exc:
+                    self._load_problems.append(
+                        PluginProblem(ep.name, source, f"could not import {ep.value}: {_short(exc)}")
+                    )
                     continue
                 if self._pm.is_registered(plugin):
                     continue
@@ -95,7 +97,7 @@ class Registry:
         name = name or getattr(plugin, "__name__", None) or repr(plugin)
         try:
             self._pm.register(plugin, name=name)
-        except Exception as exc:  # noqa: BLE001 - a bad plugin is reported, the rest keep working
+        except Exception as exc:
             self._load_problems.append(PluginProblem(name, source, f"could not register: {_short(exc)}"))
             return
         self._sources[name] = source
@@ -144,8 +146,10 @@ class Registry:
             name = self._pm.get_name(impl.plugin) or impl.plugin_name
             try:
                 results.append((name, impl.function()))
-            except Exception as exc:  # noqa: BLE001
-                self._load_problems.append(PluginProblem(name, self._sources.get(name), f"{hook_name} failed: {_short(exc)}"))
+            except Exception as exc:
+                self._load_problems.append(
+                    PluginProblem(name, self._sources.get(name), f"{hook_name} failed: {_short(exc)}")
+                )
         return results
 
     def _merge_named(self, hook_name: str) -> dict[str, Any]:
@@ -171,7 +175,9 @@ class Registry:
         if game_id in self._games:
             other = self._games[game_id]
             self._game_problems.append(
-                PluginProblem(plugin, source, f"duplicate game id {game_id!r}: already provided by plugin {other.plugin!r}")
+                PluginProblem(
+                    plugin, source, f"duplicate game id {game_id!r}: already provided by plugin {other.plugin!r}"
+                )
             )
             return
         self._games[game_id] = GameEntry(game_id=game_id, cls=cls, plugin=plugin, source=source)
@@ -184,7 +190,7 @@ def _invalid_game_reason(cls: Any) -> str | None:
         return f"{cls.__name__}.Config is not a GameConfig model"
     try:
         spec = cls.spec
-    except Exception as exc:  # noqa: BLE001 - an invalid spec is reported with its reason
+    except Exception as exc:
         return f"invalid spec in {cls.__name__}: {_short(exc)}"
     if not isinstance(spec, GameSpec):
         return f"{cls.__name__}.spec is {type(spec).__name__}, not a GameSpec"

@@ -1,0 +1,169 @@
+"""The arena: seats and tokens, waiting, deadlines, structured refusals, results."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
+from negotiation_platform.arena import Arena
+from negotiation_platform.errors import ErrorCode, NegotiationError
+
+pytestmark = pytest.mark.anyio
+
+
+async def refused(code: ErrorCode, awaitable) -> NegotiationError:  # type: ignore[no-untyped-def]
+    with pytest.raises(NegotiationError) as info:
+        await awaitable
+    assert info.value.code is code, info.value
+    return info.value
+
+
+async def two_seats(arena: Arena, game: str = "split_100", **config):  # type: ignore[no-untyped-def]
+    a = await arena.start_game(game, config=config or None, seed=11, name="alice")
+    b = await arena.join_game(a["match_id"], name="bob")
+    return a["match_id"], a, b
+
+
+async def test_catalogue(registry) -> None:
+    arena = Arena(registry)
+    games = {g["id"]: g for g in (await arena.list_games())["games"]}
+    assert games["split_100"]["source"] == "negotiation-platform"
+    rules = await arena.get_game_rules("auction", {"bidders": 4})
+    assert rules["spec"]["roles"]["min_players"] == 4 and "4 bidders" in rules["rules"]
+    await refused(ErrorCode.UNKNOWN_GAME, arena.get_game_rules("chess"))
+    err = await refused(ErrorCode.INVALID_CONFIG, arena.start_game("split_100", config={"rounds": -1}))
+    assert err.details["problems"][0]["field"] == "rounds"
+    await refused(ErrorCode.INVALID_CONFIG, arena.start_game("split_100", config=[1]))  # type: ignore[arg-type]
+
+
+async def test_seats_tokens_and_start(registry) -> None:
+    arena = Arena(registry)
+    a = await arena.start_game("split_100", name="alice")
+    state = await arena.get_turn_state(a["match_id"], a["token"])
+    assert state["status"] == "waiting_for_players" and not state["your_turn"]
+    await refused(ErrorCode.NOT_STARTED, arena.perform_action(a["match_id"], a["token"], "propose", {"mine": 50}))
+    b = await arena.join_game(a["match_id"], name="alice")
+    assert b["agent_id"] == "alice_2" and b["token"] != a["token"]
+    await refused(ErrorCode.MATCH_FULL, arena.join_game(a["match_id"]))
+    await refused(ErrorCode.UNKNOWN_MATCH, arena.join_game("nope"))
+    listed = (await arena.list_matches())["matches"][0]
+    assert listed["status"] == "running" and listed["seats"] == {"filled": 2, "total": 2}
+    assert "seed" not in listed  # the seed would reveal private draws
+
+
+async def test_a_token_acts_only_for_its_own_seat(registry) -> None:
+    arena = Arena(registry)
+    match_id, a, b = await two_seats(arena)
+    other = await arena.start_game("split_100")
+    await refused(ErrorCode.FORBIDDEN, arena.perform_action(match_id, "forged", "propose", {"mine": 1}))
+    await refused(ErrorCode.FORBIDDEN, arena.get_turn_state(match_id, other["token"]))
+    await refused(ErrorCode.UNKNOWN_MATCH, arena.get_turn_state("missing", a["token"]))
+    # b's token cannot move for alice, whose turn it is
+    await refused(ErrorCode.NOT_YOUR_TURN, arena.perform_action(match_id, b["token"], "propose", {"mine": 99}))
+    state = await arena.get_turn_state(match_id, a["token"])
+    assert state["agent_id"] == "alice" and state["your_turn"]
+
+
+async def test_each_error_code_reaches_the_caller(registry) -> None:
+    arena = Arena(registry)
+    match_id, a, _b = await two_seats(arena)
+    tok = a["token"]
+    await refused(ErrorCode.UNKNOWN_ACTION, arena.perform_action(match_id, tok, "teleport", {}))
+    await refused(ErrorCode.INVALID_PAYLOAD, arena.perform_action(match_id, tok, "propose", {"mine": 101}))
+    await refused(ErrorCode.INVALID_PAYLOAD, arena.perform_action(match_id, tok, "propose", "50"))  # type: ignore[arg-type]
+    await refused(ErrorCode.INVALID_ACTION, arena.perform_action(match_id, tok, "accept", {}))
+    await refused(ErrorCode.PHASE_CLOSED, arena.send_private_message(match_id, tok, ["bob"], "hi"))  # public-only game
+    await refused(ErrorCode.MESSAGE_TOO_LONG, arena.send_public_message(match_id, tok, "x" * 501))
+    await refused(ErrorCode.MESSAGE_TOO_LONG, arena.send_public_message(match_id, tok, "x" * 70_000))
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.send_public_message(match_id, tok, 42))  # type: ignore[arg-type]
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.get_turn_state(match_id, tok, since=-1))
+    await arena.send_public_message(match_id, tok, "hello")
+    await refused(ErrorCode.LIMIT_REACHED, arena.send_public_message(match_id, tok, "again"))
+    state = await arena.get_turn_state(match_id, tok)
+    assert [e["data"]["content"] for e in state["events"] if e["kind"] == "message"] == ["hello"]
+
+
+async def test_phase_closed_and_private_visibility_in_auction(registry) -> None:
+    arena = Arena(registry)
+    a = await arena.start_game("auction", seed=3, name="a")
+    b = await arena.join_game(a["match_id"], name="b")
+    c = await arena.join_game(a["match_id"], name="c")
+    mid = a["match_id"]
+    await refused(ErrorCode.PHASE_CLOSED, arena.perform_action(mid, a["token"], "bid", {"amount": 5}))
+    await refused(ErrorCode.UNKNOWN_RECIPIENT, arena.send_private_message(mid, a["token"], ["zed"], "hi"))
+    await arena.send_private_message(mid, a["token"], ["b"], "just us")
+    seen = {}
+    for name, seat in (("a", a), ("b", b), ("c", c)):
+        state = await arena.get_turn_state(mid, seat["token"])
+        seen[name] = [e["data"]["content"] for e in state["events"] if e["kind"] == "message"]
+    assert seen == {"a": ["just us"], "b": ["just us"], "c": []}
+    state_c = await arena.get_turn_state(mid, c["token"])
+    match = arena._matches[mid].match
+    assert match is not None
+    others = {k: v for k, v in match.game.game_data["values"].items() if k != "c"}
+    assert all(f"'{k}': {v}" not in str(state_c) for k, v in others.items())
+
+
+async def test_wait_wakes_on_the_other_players_move(registry) -> None:
+    arena = Arena(registry)
+    match_id, a, b = await two_seats(arena)
+    first = await arena.get_turn_state(match_id, b["token"])
+    assert not first["your_turn"]
+
+    async def alice_moves_later() -> None:
+        await asyncio.sleep(0.2)
+        await arena.perform_action(match_id, a["token"], "propose", {"mine": 60})
+
+    started = time.monotonic()
+    task = asyncio.create_task(alice_moves_later())
+    state = await arena.get_turn_state(match_id, b["token"], since=first["cursor"], wait_seconds=5)
+    waited = time.monotonic() - started
+    await task
+    assert state["your_turn"] and 0.15 < waited < 3
+    assert [e["data"]["action_type"] for e in state["events"] if e["kind"] == "action"] == ["propose"]
+
+
+async def test_wait_gives_up_after_wait_seconds(registry) -> None:
+    arena = Arena(registry)
+    match_id, _a, b = await two_seats(arena)
+    cursor = (await arena.get_turn_state(match_id, b["token"]))["cursor"]
+    started = time.monotonic()
+    state = await arena.get_turn_state(match_id, b["token"], since=cursor, wait_seconds=0.3)
+    assert 0.25 < time.monotonic() - started < 2 and not state["your_turn"] and state["events"] == []
+
+
+async def test_deadline_plays_the_default_action(registry) -> None:
+    arena = Arena(registry)
+    match_id, a, b = await two_seats(arena, seconds_per_turn=0.2)
+    state = await arena.get_turn_state(match_id, a["token"])
+    assert 0 < state["deadline_seconds"] <= 0.2
+    final = await arena.get_turn_state(match_id, b["token"], since=state["cursor"], wait_seconds=3)
+    assert final["status"] == "finished"
+    result = await arena.get_result(match_id)
+    assert result["agreement"] is False and result["payoffs"] == {"alice": 0.0, "bob": 0.0}
+    timed_out = [e for e in arena.events(match_id) if e["kind"] == "action" and e["data"].get("timed_out")]
+    assert timed_out[0]["actor"] == "alice" and timed_out[0]["data"]["action_type"] == "walk_away"
+
+
+async def test_full_match_through_the_driver(registry) -> None:
+    arena = Arena(registry)
+    result = await play_match(arena, "split_100", [ConcessionAgent(name="c1"), RandomAgent(seed=2, name="r")], seed=5)
+    assert result["status"] == "finished"
+    assert set(result["payoffs"]) == {"c1", "r"}
+    if result["agreement"]:
+        assert sum(result["payoffs"].values()) == pytest.approx(100.0)
+    auction = await play_match(arena, "auction", [RandomAgent(seed=i) for i in range(3)], seed=9)
+    assert auction["agreement"] is True and auction["terms"]["winner"] in auction["players"]
+    pending = await arena.start_game("split_100")
+    assert (await arena.get_result(pending["match_id"]))["status"] == "waiting_for_players"
+
+
+async def test_two_concession_agents_agree_on_split_100(registry) -> None:
+    result = await play_match(
+        Arena(registry), "split_100", [ConcessionAgent(name="x"), ConcessionAgent(name="y")], seed=1
+    )
+    assert result["agreement"] is True and sum(result["payoffs"].values()) == 100.0
+    assert all(35 <= v <= 65 for v in result["payoffs"].values())
