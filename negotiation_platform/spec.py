@@ -100,6 +100,9 @@ class ActionSpec(BaseModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     description: str
     payload: PayloadModel = EmptyPayload
+    aliases: tuple[str, ...] = Field(
+        default=(), description="Other names agents may use for this action (recorded under `name`)."
+    )
     max_per_player: int | None = Field(
         default=None, ge=1, description="How often one player may take it in a whole match."
     )
@@ -172,12 +175,12 @@ class PhaseSpec(BaseModel):
     )
 
     def action(self, name: str) -> ActionSpec | None:
-        """The action called `name` in this phase, if it is allowed here."""
-        return next((a for a in self.actions if a.name == name), None)
+        """The action called `name` (or one of its aliases) in this phase, if it is allowed here."""
+        return next((a for a in self.actions if name == a.name or name in a.aliases), None)
 
     @model_validator(mode="after")
     def _coherent(self) -> PhaseSpec:
-        names = [a.name for a in self.actions]
+        names = [n for a in self.actions for n in (a.name, *a.aliases)]
         if len(set(names)) != len(names):
             raise ValueError(f"phase {self.name!r} declares an action twice: {names}")
         if not self.actions and not self.messaging.uses_turn:
@@ -239,7 +242,7 @@ class GameSpec(BaseModel):
         return next((p for p in self.phases if p.name == name), None)
 
     def all_action_names(self) -> set[str]:
-        return {a.name for p in self.phases for a in p.actions}
+        return {n for p in self.phases for a in p.actions for n in (a.name, *a.aliases)}
 
     @model_validator(mode="after")
     def _unique_phases(self) -> GameSpec:

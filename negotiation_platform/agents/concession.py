@@ -3,8 +3,9 @@
 The classic time-dependent tactic (Faratin, Sierra & Jennings 1998): at progress t in (0, 1) the
 target is best + (reservation - best) * t ** (1 / beta); beta < 1 concedes late (Boulware),
 beta > 1 early (Conceder). It accepts a standing offer at least as good as its next target.
-It reads the game's `bargaining` position from the turn state; in phases or games without one it
-takes the first action that needs no payload, otherwise a random legal action.
+It reads the game's `bargaining` position from the turn state (a numeric field, or a menu of
+offers with its utilities); in phases or games without one it takes the first action that needs
+no payload, otherwise a random legal action.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from negotiation_platform.agents.base import Decision
+from negotiation_platform.agents.offers import field_offer, menu_offer
 from negotiation_platform.agents.random_agent import RandomAgent
 
 
 class ConcessionAgent:
+    """Time-based concession from its best outcome toward its reservation value."""
+
     def __init__(self, seed: int = 0, name: str = "concession", beta: float = 1.0) -> None:
         self.name = name
         self.beta = beta
@@ -28,30 +32,35 @@ class ConcessionAgent:
         allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
         position = turn.get("bargaining")
         if position and (position["action"] in allowed or position.get("accept_action") in allowed):
-            progress = turn["round"] / (turn["rounds"] + 1)
-            target = self.target(position["best"], position["reservation"], progress)
-            standing = position.get("standing")
-            better_is_higher = position["best"] >= position["reservation"]
-            if (
-                position.get("accept_action") in allowed
-                and standing is not None
-                and (standing >= target if better_is_higher else standing <= target)
-            ):
-                return Decision(action=position["accept_action"])
-            if position["action"] in allowed:
-                payload = self._offer(allowed[position["action"]], position["field"], target)
-                return Decision(action=position["action"], payload=payload)
+            decision = self._bargain(turn, position, allowed)
+            if decision is not None:
+                return decision
         for name, action in allowed.items():
             if not action["payload_schema"].get("properties"):
                 return Decision(action=name)
         return self._fallback.decide(turn)
 
-    @staticmethod
-    def _offer(action: dict[str, Any], field: str, target: float) -> dict[str, Any]:
-        prop = action["payload_schema"].get("properties", {}).get(field, {})
-        value: float = target
-        if "minimum" in prop:
-            value = max(value, prop["minimum"])
-        if "maximum" in prop:
-            value = min(value, prop["maximum"])
-        return {field: round(value) if prop.get("type") == "integer" else value}
+    def _bargain(self, turn: dict[str, Any], position: dict[str, Any], allowed: dict[str, Any]) -> Decision | None:
+        progress = turn["round"] / (turn["rounds"] + 1)
+        if "menu" in position:
+            best = max(item["utility"] for item in position["menu"])
+            target = self.target(best, position["batna"], progress)
+            standing, better_is_higher = position.get("standing_utility"), True
+        else:
+            target = self.target(position["best"], position["reservation"], progress)
+            standing, better_is_higher = position.get("standing"), position["best"] >= position["reservation"]
+        accept = position.get("accept_action")
+        if (
+            accept in allowed
+            and standing is not None
+            and (standing >= target if better_is_higher else standing <= target)
+        ):
+            return Decision(action=accept)
+        if position["action"] not in allowed:
+            return None
+        if "menu" in position:
+            payload = menu_offer(position["menu"], target, position.get("standing_offer"))
+            return None if payload is None else Decision(action=position["action"], payload=payload)
+        return Decision(
+            action=position["action"], payload=field_offer(allowed[position["action"]], position["field"], target)
+        )

@@ -10,7 +10,7 @@ from negotiation_platform.agents.payloads import sample_payload
 
 
 class RandomAgent:
-    """A baseline that reads only the turn state's allowed actions and their payload schemas."""
+    """Uniformly random legal actions, reading only the turn state's actions and their payload schemas."""
 
     def __init__(self, seed: int = 0, name: str = "random") -> None:
         self.name = name

@@ -13,13 +13,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
-from negotiation_platform.rules_text import describe_payload
+from negotiation_platform.payloads import validate_payload
 from negotiation_platform.spec import (
     ActionSpec,
     FirstMover,
@@ -152,7 +150,7 @@ class Match:
                 f"You have used all {action.max_per_player} `{action.name}` actions allowed in this match.",
                 action=action.name,
             )
-        data = self._validate_payload(action, payload)
+        data = validate_payload(action, payload)
         if action.name not in {a.name for a in self.allowed_actions(player_id)}:
             raise NegotiationError(
                 ErrorCode.INVALID_ACTION,
@@ -237,7 +235,7 @@ class Match:
             if self.game.check_end_conditions():
                 break
             if action is not None and default is not None and self._default_allowed(player, action, default.payload):
-                self._apply_action(run, player, action, self._validate_payload(action, default.payload), timed_out=True)
+                self._apply_action(run, player, action, validate_payload(action, default.payload), timed_out=True)
             if player in run.acting():
                 self._end_turn(run, player)
         if not run.alternating:
@@ -329,33 +327,11 @@ class Match:
         ]
         return min(left) if left else None
 
-    def _validate_payload(self, action: ActionSpec, payload: Mapping[str, Any] | None) -> dict[str, Any]:
-        if payload is not None and not isinstance(payload, Mapping):
-            raise NegotiationError(
-                ErrorCode.INVALID_PAYLOAD,
-                f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
-            )
-        try:
-            model: BaseModel = action.payload.model_validate(dict(payload or {}))
-        except ValidationError as exc:
-            problems = [
-                {"field": ".".join(str(p) for p in err["loc"]) or "(payload)", "problem": err["msg"]}
-                for err in exc.errors()
-            ]
-            raise NegotiationError(
-                ErrorCode.INVALID_PAYLOAD,
-                f"Invalid payload for `{action.name}`: "
-                + "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
-                + f". Expected {describe_payload(action.payload)}.",
-                problems=problems,
-            ) from None
-        return model.model_dump(mode="json")
-
     def _default_allowed(self, player: str, action: ActionSpec, payload: dict[str, Any]) -> bool:
         if action.name not in {a.name for a in self.allowed_actions(player)}:
             return False
         try:
-            data = self._validate_payload(action, payload)
+            data = validate_payload(action, payload)
         except NegotiationError:
             return False
         return self.game.action_error(player, {"type": action.name, **data}) is None

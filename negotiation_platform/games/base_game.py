@@ -128,6 +128,13 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The spec under `config`, without creating a game."""
         return cls.build_spec(cls.parse_config(config))
 
+    def __getattr__(self, name: str) -> Any:
+        """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API shows."""
+        settings = self.__dict__.get("settings")
+        if settings is not None and name in type(settings).model_fields:
+            return getattr(settings, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # --- declared by each game -------------------------------------------------------------
 
     @classmethod

@@ -1,0 +1,56 @@
+"""Turning a utility or value target into a concrete offer, shared by the scripted negotiators.
+
+A game's `bargaining` position describes offers either by one numeric payload `field` (with
+`best`, `reservation` and `standing` values of that field) or by a `menu` of offers with the
+agent's own utility for each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def field_offer(action: dict[str, Any], field: str, value: float) -> dict[str, Any]:
+    """A payload setting `field` to `value`, clamped to the schema's bounds and rounded for integers."""
+    prop = action["payload_schema"].get("properties", {}).get(field, {})
+    if "minimum" in prop:
+        value = max(value, prop["minimum"])
+    if "maximum" in prop:
+        value = min(value, prop["maximum"])
+    return {field: round(value) if prop.get("type") == "integer" else value}
+
+
+def menu_offer(menu: list[dict[str, Any]], floor: float, similar_to: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The offer worth at least `floor` to me that is most like the other side's standing offer.
+
+    Matching the other side's choices where it costs nothing is what finds integrative trades;
+    ties go to the offer closest to `floor` (the most generous one), then to menu order.
+    """
+    acceptable = [item for item in menu if item["utility"] >= floor]
+    if not acceptable:
+        return None
+    target = _flatten(similar_to or {})
+
+    def score(item: dict[str, Any]) -> tuple[int, float]:
+        mine = _flatten(item["payload"])
+        shared = sum(1 for key, value in target.items() if mine.get(key) == value)
+        return (-shared, item["utility"] - floor)
+
+    return dict(min(acceptable, key=score)["payload"])
+
+
+def menu_utility(menu: list[dict[str, Any]], payload: dict[str, Any] | None) -> float | None:
+    """My utility of a payload found in the menu (None if it is not there)."""
+    if payload is None:
+        return None
+    flat = _flatten(payload)
+    return next((item["utility"] for item in menu if _flatten(item["payload"]) == flat), None)
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        return {prefix: value}
+    flat: dict[str, Any] = {}
+    for key, inner in value.items():
+        flat.update(_flatten(inner, f"{prefix}.{key}" if prefix else str(key)))
+    return flat

@@ -1,0 +1,395 @@
+"""The shared protocol of the three documented games (GAMES.md §1), written once.
+
+Two players, roles drawn from the seed; `rounds` rounds in which both act once in a freshly
+shuffled order; at most `rounds - 1` proposals each (a spec budget the engine enforces).
+Agreement when a player accepts the other's standing offer, or both make identical offers in
+the same round. A reject ends the game only when the rejecting player has no proposals left.
+Each game supplies its roles, proposal payload, terms, utilities and prompt details.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import abstractmethod
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, Field
+
+from negotiation_platform.games import json_response
+from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
+from negotiation_platform.games.prompting import compose_prompt
+from negotiation_platform.spec import (
+    ActionSpec,
+    DefaultAction,
+    GameSpec,
+    OutcomeSpec,
+    PhaseLimits,
+    PhaseSpec,
+    RolesSpec,
+    StartRule,
+)
+
+
+class BilateralConfig(GameConfig):
+    rounds: int = Field(default=5, ge=2, description="Rounds; each player may make rounds - 1 proposals.")
+    batna_decay: float | dict[str, float] = Field(
+        default=0.015, description="Per-round BATNA decay, one rate or one per role."
+    )
+    seconds_per_turn: float | None = Field(default=None, gt=0)
+
+
+BilateralConfigT = TypeVar("BilateralConfigT", bound=BilateralConfig)
+
+
+class BilateralNegotiation(BaseGame[BilateralConfigT]):
+    """Template for two-party games with offers, accept and reject under BATNA decay."""
+
+    roles: ClassVar[tuple[str, str]]
+    role_labels: ClassVar[dict[str, str]]
+    """Neutral labels used in prompts (Party A/B, Team A/B)."""
+    proposal_action: ClassVar[str] = "offer"
+    proposal_aliases: ClassVar[tuple[str, ...]] = ()
+    accept_same_round: ClassVar[bool] = True
+    """Whether an offer may be accepted in the round it was made."""
+    score_at_offer_round: ClassVar[bool] = False
+    """Score an accepted offer with the BATNAs of the round it was made (else the round of agreement)."""
+    spec_id: ClassVar[str]
+    game_title: ClassVar[str]
+    game_summary: ClassVar[str]
+
+    # --- what each game supplies ----------------------------------------------------------
+
+    @classmethod
+    @abstractmethod
+    def proposal_payload(cls, config: Any) -> type[BaseModel]:
+        """The pydantic model of a proposal's payload."""
+
+    @classmethod
+    @abstractmethod
+    def outcome_text(cls, config: Any) -> str:
+        """How agreements and no deals pay, in words."""
+
+    @abstractmethod
+    def base_batna(self, role: str) -> float: ...
+
+    @abstractmethod
+    def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Normalised terms of a proposal (what is compared and scored)."""
+
+    @abstractmethod
+    def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
+        """The utility of agreed `terms` for `role`, agreed (or offered) in `round_number`."""
+
+    def payload_of(self, terms: dict[str, Any]) -> dict[str, Any]:
+        """The proposal payload that stands for `terms` (the inverse of `terms_of`)."""
+        return dict(terms)
+
+    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
+        """Game-specific reasons to refuse a proposal (constraints, unknown options)."""
+        return None
+
+    def no_deal_utility(self, role: str, final_round: int) -> float:
+        return 0.0
+
+    @abstractmethod
+    def situation(self, player_id: str) -> list[str]:
+        """Prompt lines particular to the game (context, values, standing offer in its terms)."""
+
+    @abstractmethod
+    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+        """The game-specific part of `bargaining_position` (a numeric field, or a menu of offers)."""
+
+    # --- spec -----------------------------------------------------------------------------
+
+    @classmethod
+    def build_spec(cls, config: BilateralConfigT) -> GameSpec:
+        proposals = config.rounds - 1
+        return GameSpec(
+            id=cls.spec_id,
+            title=cls.game_title,
+            summary=cls.game_summary,
+            roles=RolesSpec(names=cls.roles, min_players=2, max_players=2, assignment="seeded"),
+            rounds=config.rounds,
+            phases=(
+                PhaseSpec(
+                    name="negotiate",
+                    description="both players act once per round, in an order shuffled every round; "
+                    "the second sees the first's action",
+                    start=StartRule.SHUFFLED,
+                    limits=PhaseLimits(turns=1, seconds_per_turn=config.seconds_per_turn),
+                    actions=(
+                        ActionSpec(
+                            name=cls.proposal_action,
+                            description="make an offer (identical offers in the same round are an agreement)",
+                            payload=cls.proposal_payload(config),
+                            max_per_player=proposals,
+                            aliases=cls.proposal_aliases,
+                        ),
+                        ActionSpec(name="accept", description="accept the other player's standing offer"),
+                        ActionSpec(
+                            name="reject",
+                            description="decline; this ends the game only if you have no proposals left",
+                        ),
+                    ),
+                    default_action=DefaultAction(action="reject"),
+                ),
+            ),
+            outcome=OutcomeSpec(description=cls.outcome_text(config)),
+        )
+
+    # --- documented lifecycle ---------------------------------------------------------------
+
+    def initialize_game(self, players: list[str]) -> bool:  # type: ignore[override]
+        """Seat exactly two players and draw their roles from the game's seeded generator."""
+        if len(players) != 2:
+            raise ValueError(f"{self.spec.id} needs exactly 2 players, got {len(players)}")
+        self.players = list(players)
+        drawn = self.rng.sample(list(self.roles), 2)
+        self.game_data = {
+            "role_assignments": dict(zip(drawn, self.players, strict=True)),
+            "roles": dict(zip(self.players, drawn, strict=True)),
+            "offers": [],
+            "standing": {},
+            "proposals_made": dict.fromkeys(self.players, 0),
+            "agreement": None,
+            "ended_by": None,
+            "acted": [],
+            "rounds_exhausted": False,
+            "errors": [],
+        }
+        self.current_round = 1
+        self.state = GameState.ACTIVE
+        return True
+
+    def begin_round(self, round_number: int) -> None:
+        super().begin_round(round_number)
+        self.game_data["acted"] = []
+
+    def role_of(self, player: str) -> str:
+        """A player's role; a role name is returned as is (so documented calls may pass either)."""
+        return player if player in self.roles else str(self.game_data["roles"][player])
+
+    def other(self, player_id: str) -> str:
+        return next(p for p in self.players if p != player_id)
+
+    def decay_rate(self, role: str) -> float:
+        decay = self.settings.batna_decay
+        return float(decay.get(role, 0.0)) if isinstance(decay, dict) else float(decay)
+
+    def get_current_batna(self, player: str, round_num: int) -> float:
+        """batna × (1 − decay) ** (round − 1), for a player id or a role name."""
+        role = self.role_of(player)
+        return self.base_batna(role) * (1 - self.decay_rate(role)) ** (max(round_num, 1) - 1)
+
+    @property
+    def max_proposals(self) -> int:
+        action = self.spec.phases[0].action(self.proposal_action)
+        assert action is not None and action.max_per_player is not None
+        return action.max_per_player
+
+    def proposals_left(self, player_id: str) -> int:
+        return self.max_proposals - int(self.game_data["proposals_made"][player_id])
+
+    def standing_offer_for(self, player_id: str) -> dict[str, Any] | None:
+        """The other player's standing offer that `player_id` could accept now, if any."""
+        offer: dict[str, Any] | None = self.game_data["standing"].get(self.other(player_id))
+        if offer is None or (not self.accept_same_round and offer["round"] >= self.current_round):
+            return None
+        return offer
+
+    # --- validation -------------------------------------------------------------------------
+
+    def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
+        can_accept = self.standing_offer_for(player_id) is not None
+        can_propose = self.proposals_left(player_id) > 0
+        return [a for a in candidates if (a != "accept" or can_accept) and (a != self.proposal_action or can_propose)]
+
+    def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
+        kind = action.get("type")
+        if kind == "accept" and self.standing_offer_for(player_id) is None:
+            if not self.accept_same_round and self.game_data["standing"].get(self.other(player_id)):
+                return "An offer can be accepted only in a round after the one it was made in."
+            return "There is no offer from the other party to accept."
+        if kind in (self.proposal_action, *self.proposal_aliases):
+            if self.proposals_left(player_id) <= 0:
+                return f"Proposal limit reached: you have made all {self.max_proposals} proposals."
+            payload = {k: v for k, v in action.items() if k != "type"}
+            return self.offer_error(player_id, payload)
+        return None
+
+    # --- processing -----------------------------------------------------------------------
+
+    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+        self.add_action(action)
+        data = self.game_data
+        player, round_number = action.player_id, self.current_round
+        data["acted"].append(player)
+        if action.action_type == self.proposal_action:
+            offer: dict[str, Any] = {"by": player, "terms": self.terms_of(action.action_data), "round": round_number}
+            data["offers"].append(offer)
+            data["proposals_made"][player] += 1
+            rival = data["standing"].get(self.other(player))
+            data["standing"][player] = offer
+            if rival is not None and rival["round"] == round_number and rival["terms"] == offer["terms"]:
+                self._agree(offer, how="identical offers")
+        elif action.action_type == "accept":
+            accepted = self.standing_offer_for(player)
+            assert accepted is not None, "the engine and action_error only let a valid accept through"
+            self._agree(accepted, how="accepted")
+        elif action.action_type == "reject" and self.proposals_left(player) <= 0:
+            data["ended_by"] = player
+        return data
+
+    def _agree(self, offer: dict[str, Any], how: str) -> None:
+        self.game_data["agreement"] = {
+            "terms": copy.deepcopy(offer["terms"]),
+            "round": self.current_round,
+            "offer_round": offer["round"],
+            "proposed_by": offer["by"],
+            "how": how,
+        }
+
+    def process_actions(
+        self, actions: dict[str, dict[str, Any]], game_state: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Documented batch form for use without the engine: each player's action in order, then the
+        round advances once both have acted. An invalid action is recorded in `errors`, not applied."""
+        for player, raw in actions.items():
+            if self.check_end_conditions():
+                break
+            action = raw["decision"] if isinstance(raw.get("decision"), dict) else raw
+            reason = self.explain_invalid_action(player, action)
+            if reason is not None:
+                self.game_data["errors"].append({"player": player, "round": self.current_round, "error": reason})
+                continue
+            name = self.spec.phases[0].action(str(action["type"]))
+            assert name is not None
+            data = {k: v for k, v in action.items() if k != "type"}
+            self.process_action(
+                PlayerAction(player, name.name, data, float(len(self.actions_history)), self.current_round)
+            )
+        if not self.check_end_conditions() and set(self.game_data["acted"]) >= set(self.players):
+            if self.current_round >= self.max_rounds:
+                self.game_data["rounds_exhausted"] = True
+            else:
+                self.begin_round(self.current_round + 1)
+        if self.check_end_conditions():
+            self.state = GameState.COMPLETED
+        return copy.deepcopy(self.game_data)
+
+    def is_game_over(self, game_state: dict[str, Any] | None = None) -> bool:
+        data = game_state if game_state is not None else self.game_data
+        if data.get("agreement_reached") or data.get("agreement"):
+            return True
+        if data.get("ended_by") or data.get("rounds_exhausted"):
+            return True
+        return int(data.get("current_round", self.current_round)) > self.max_rounds
+
+    def check_end_conditions(self) -> bool:
+        return self.is_game_over()
+
+    # --- outcome --------------------------------------------------------------------------
+
+    def deciding_round(self) -> int:
+        agreement = self.game_data.get("agreement")
+        if agreement is None:
+            return min(max(self.current_round, 1), self.max_rounds)
+        return int(agreement["offer_round"] if self.score_at_offer_round else agreement["round"])
+
+    def agreement_terms(self) -> dict[str, Any] | None:
+        agreement = self.game_data.get("agreement")
+        return None if agreement is None else dict(agreement["terms"])
+
+    def batna_values(self) -> dict[str, float]:
+        return {p: self.get_current_batna(p, self.deciding_round()) for p in self.players}
+
+    def calculate_scores(self) -> dict[str, float]:
+        terms, round_number = self.agreement_terms(), self.deciding_round()
+        if terms is None:
+            return {p: self.no_deal_utility(self.role_of(p), round_number) for p in self.players}
+        return {p: self.role_utility(self.role_of(p), terms, round_number) for p in self.players}
+
+    def get_game_summary(self, game_state: dict[str, Any] | None = None) -> dict[str, Any]:
+        agreement = self.game_data.get("agreement")
+        summary: dict[str, Any] = {
+            "game_type": self.game_title,
+            "players": dict(self.game_data["roles"]),
+            "agreement_reached": agreement is not None,
+            "agreement_details": agreement,
+            "final_agreement": self.agreement_terms(),
+            "utilities": self.calculate_scores(),
+            "batnas": self.batna_values(),
+            "surplus": self.surplus(),
+            "winner": self.get_winner(),
+            "rounds_played": self.current_round,
+        }
+        if agreement is None:
+            summary["failure_reason"] = (
+                f"{self.game_data['ended_by']} rejected with no proposals left"
+                if self.game_data["ended_by"]
+                else "no agreement within the round limit"
+            )
+        return summary
+
+    # --- documented JSON helpers ----------------------------------------------------------
+
+    def validate_json_response(self, response: str) -> bool:
+        return json_response.validate_json_response(response)
+
+    def parse_json_response(self, response: str) -> dict[str, Any]:
+        return json_response.parse_json_response(response)
+
+    # --- what players see -----------------------------------------------------------------
+
+    def describe_terms(self, terms: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={v}" for k, v in terms.items())
+
+    def get_player_view(self, player_id: str) -> dict[str, Any]:
+        role = self.role_of(player_id)
+        rival = self.game_data["standing"].get(self.other(player_id))
+        mine = self.game_data["standing"].get(player_id)
+        return {
+            "round": self.current_round,
+            "rounds": self.max_rounds,
+            "your_label": self.role_labels[role],
+            "your_batna": round(self.get_current_batna(player_id, self.current_round), 4),
+            "proposals_left": self.proposals_left(player_id),
+            "opponent_latest_offer": None if rival is None else {"terms": rival["terms"], "round": rival["round"]},
+            "your_latest_offer": None if mine is None else {"terms": mine["terms"], "round": mine["round"]},
+            "agreement": self.game_data["agreement"],
+        }
+
+    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+        standing = self.standing_offer_for(player_id)
+        mine = self.game_data["standing"].get(player_id)
+        round_number = max(self.current_round, 1)
+        role = self.role_of(player_id)
+        return {
+            "action": self.proposal_action,
+            "accept_action": "accept",
+            "batna": self.get_current_batna(player_id, round_number),
+            "standing_utility": None
+            if standing is None
+            else self.role_utility(role, standing["terms"], self._scoring_round(standing)),
+            "my_last_offer": None if mine is None else self.payload_of(mine["terms"]),
+            "standing_offer": None if standing is None else self.payload_of(standing["terms"]),
+            **self.bargaining_terms(player_id),
+        }
+
+    def _scoring_round(self, offer: dict[str, Any]) -> int:
+        return int(offer["round"]) if self.score_at_offer_round else max(self.current_round, 1)
+
+    def get_game_prompt(self, player_id: str, game_state: dict[str, Any] | None = None) -> str:
+        view = self.get_player_view(player_id)
+        rival = view["opponent_latest_offer"]
+        lines = [
+            f"You are {view['your_label']}. Round {view['round']} of {view['rounds']}.",
+            f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. An agreement worth less to you "
+            "than your BATNA is worse than no deal.",
+            f"Proposals left: {view['proposals_left']} of {self.max_proposals}.",
+            "Opponent's latest offer: "
+            + ("none yet." if rival is None else f"{self.describe_terms(rival['terms'])} (round {rival['round']})."),
+            *self.situation(player_id),
+        ]
+        heading = f"{self.game_title.upper()} — round {view['round']} of {view['rounds']}"
+        return compose_prompt(self.spec, heading, lines, self.open_actions(player_id))

@@ -1,0 +1,92 @@
+"""Tolerant reading of an agent's JSON answer: prose around it, code fences, `{"decision": …}`, quirks.
+
+Language models wrap their JSON in explanations and markdown, use single quotes or trailing
+commas. This module finds the action object in such text; when nothing usable is found it
+falls back to `{"type": "reject"}`, as the documented games do.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+FALLBACK: dict[str, Any] = {"type": "reject"}
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def _as_action(candidate: Any) -> dict[str, Any] | None:
+    """The action object inside a parsed value, normalised: `decision` unwrapped, `action` read as `type`."""
+    if not isinstance(candidate, dict):
+        return None
+    if isinstance(candidate.get("decision"), dict):
+        candidate = candidate["decision"]
+    if "type" not in candidate and isinstance(candidate.get("action"), str):
+        candidate = {"type": candidate["action"], **{k: v for k, v in candidate.items() if k != "action"}}
+    if not isinstance(candidate.get("type"), str):
+        return None
+    return {**candidate, "type": candidate["type"].strip().lower()}
+
+
+def _load(text: str) -> Any:
+    """JSON, else JSON without trailing commas, else a Python literal (single quotes, True/False)."""
+    for attempt in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        try:
+            return json.loads(attempt)
+        except (json.JSONDecodeError, ValueError):
+            pass
+    try:
+        return ast.literal_eval(_TRAILING_COMMA.sub(r"\1", text))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level {...} substring, by brace matching (strings with braces are rare in answers)."""
+    objects, depth, start = [], 0, -1
+    for i, char in enumerate(text):
+        if char == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                objects.append(text[start : i + 1])
+    return objects
+
+
+def extract_action(response: str) -> dict[str, Any] | None:
+    """The first action object found in `response`, or None."""
+    if not isinstance(response, str):
+        return None
+    texts = [block.strip() for block in _FENCE.findall(response)] + [response.strip()]
+    for text in texts:
+        for candidate in (text, *_balanced_objects(text)):
+            action = _as_action(_load(candidate))
+            if action is not None:
+                return action
+    return None
+
+
+def parse_json_response(response: str) -> dict[str, Any]:
+    """{"decision": the action (fallback {"type": "reject"}), "raw_response": the original text}."""
+    action = extract_action(response)
+    return {"decision": action if action is not None else dict(FALLBACK), "raw_response": response}
+
+
+def validate_json_response(response: str) -> bool:
+    """Whether the response, fences aside, is a JSON object with a `type` (directly or under `decision`)."""
+    if not isinstance(response, str):
+        return False
+    fenced = _FENCE.findall(response)
+    text = fenced[0].strip() if fenced else response.strip()
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return False
+    if isinstance(value, dict) and isinstance(value.get("decision"), dict):
+        value = value["decision"]
+    return isinstance(value, dict) and isinstance(value.get("type"), str)

@@ -1,0 +1,160 @@
+"""resource_allocation (ResourceAllocationGame): two teams agree on one joint GPU/CPU plan (GAMES.md §1)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
+
+from negotiation_platform.games.base_game import PlayerAction
+from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
+
+MENU_STEP = 5
+"""Grid step of the offers listed for scripted negotiators (the game itself takes any numbers)."""
+
+
+class ResourceAllocationConfig(BilateralConfig):
+    total_resources: float = 100
+    bandwidth: float = Field(default=380, description="Limit on 4 x gpu_hours + 4 x cpu_hours.")
+    bandwidth_per_hour: float = 4
+    min_gpu_hours: float = 5
+    min_cpu_hours: float = 5
+    utility_coefficients: dict[str, tuple[float, float]] = Field(
+        default={"development": (8, 6), "marketing": (6, 8)},
+        description="Per role: (value of a GPU hour, value of a CPU hour).",
+    )
+    batnas: dict[str, float] = {"development": 300, "marketing": 270}
+    uncertainty: bool = Field(default=False, description="Show a noisy 'above your BATNA?' hint in prompts.")
+    uncertainty_range: float = Field(default=2.0, ge=0, description="The hint's noise is uniform in ±range.")
+
+
+@cache
+def _plan_payload() -> type[BaseModel]:
+    return create_model(
+        "PlanPayload",
+        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        gpu_hours=(float, Field(ge=0, validation_alias=AliasChoices("gpu_hours", "gpu"), description="GPU hours.")),
+        cpu_hours=(float, Field(ge=0, validation_alias=AliasChoices("cpu_hours", "cpu"), description="CPU hours.")),
+    )
+
+
+class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
+    """Development and Marketing negotiate one joint allocation of GPU and CPU hours."""
+
+    Config = ResourceAllocationConfig
+    spec_id = "resource_allocation"
+    roles = ("development", "marketing")
+    role_labels = {"development": "Team A", "marketing": "Team B"}
+    proposal_action = "propose"
+    proposal_aliases = ("offer",)
+    accept_same_round = False
+    score_at_offer_round = True
+    game_title = "Resource allocation"
+    game_summary = (
+        "Two teams must agree on one joint plan of GPU hours and CPU hours for a shared project. "
+        "The teams value the two resources differently; the plan must respect shared capacity limits."
+    )
+
+    def __init__(self, config: Any = None, *, game_id: str = "resource_allocation", rng: Any = None) -> None:
+        super().__init__(game_id, config, rng=rng)
+
+    @classmethod
+    def proposal_payload(cls, config: ResourceAllocationConfig) -> type[BaseModel]:
+        return _plan_payload()
+
+    @classmethod
+    def outcome_text(cls, config: ResourceAllocationConfig) -> str:
+        c = config
+        return (
+            f"A plan must satisfy gpu_hours + cpu_hours <= {c.total_resources:g}, "
+            f"{c.bandwidth_per_hour:g} x gpu_hours + {c.bandwidth_per_hour:g} x cpu_hours <= {c.bandwidth:g}, "
+            f"gpu_hours >= {c.min_gpu_hours:g} and cpu_hours >= {c.min_cpu_hours:g}. An accepted plan pays each team "
+            "its own linear utility of the plan; an offer can be accepted only in a later round and is scored with "
+            "the BATNAs of the round it was made. Without agreement each team gets its decayed BATNA."
+        )
+
+    def initialize_game(self, players: list[str]) -> bool:  # type: ignore[override]
+        started = super().initialize_game(players)
+        spread = self.settings.uncertainty_range if self.settings.uncertainty else 0.0
+        # Drawn now, so that showing a prompt never consumes randomness.
+        self.game_data["hint_noise"] = {
+            p: [self.rng.uniform(-spread, spread) for _ in range(self.max_rounds)] for p in self.players
+        }
+        return started
+
+    def base_batna(self, role: str) -> float:
+        return float(self.settings.batnas[role])
+
+    def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"gpu_hours": float(payload["gpu_hours"]), "cpu_hours": float(payload["cpu_hours"])}
+
+    def calculate_utility(self, player: str, gpu_hours: float, cpu_hours: float, round_num: int = 1) -> float:
+        """The team's linear utility of a plan (the documented signature; the round does not change it)."""
+        gpu_value, cpu_value = self.settings.utility_coefficients[self.role_of(player)]
+        return gpu_value * gpu_hours + cpu_value * cpu_hours
+
+    def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
+        return self.calculate_utility(role, terms["gpu_hours"], terms["cpu_hours"], round_number)
+
+    def no_deal_utility(self, role: str, final_round: int) -> float:
+        return self.get_current_batna(role, final_round)
+
+    def constraint_violations(self, gpu_hours: float, cpu_hours: float) -> list[str]:
+        c = self.settings
+        used = gpu_hours + cpu_hours
+        bandwidth = c.bandwidth_per_hour * gpu_hours + c.bandwidth_per_hour * cpu_hours
+        checks = [
+            (used <= c.total_resources, f"Total resources exceeded: {used:g} > {c.total_resources:g}"),
+            (bandwidth <= c.bandwidth, f"Bandwidth exceeded: {bandwidth:g} > {c.bandwidth:g}"),
+            (gpu_hours >= c.min_gpu_hours, f"GPU hours below minimum: {gpu_hours:g} < {c.min_gpu_hours:g}"),
+            (cpu_hours >= c.min_cpu_hours, f"CPU hours below minimum: {cpu_hours:g} < {c.min_cpu_hours:g}"),
+        ]
+        return [message for ok, message in checks if not ok]
+
+    def check_constraints_and_update(self, gpu_hours: float, cpu_hours: float) -> None:
+        """Record every violated constraint, readably, in game_data['constraint_check']."""
+        messages = self.constraint_violations(gpu_hours, cpu_hours)
+        self.game_data["constraint_check"] = {
+            "constraints_met": not messages,
+            "messages": messages,
+            "gpu_hours": gpu_hours,
+            "cpu_hours": cpu_hours,
+            "total_usage": gpu_hours + cpu_hours,
+        }
+
+    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
+        terms = self.terms_of(payload)
+        messages = self.constraint_violations(terms["gpu_hours"], terms["cpu_hours"])
+        return None if not messages else "Plan violates constraints: " + "; ".join(messages) + "."
+
+    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+        if action.action_type == self.proposal_action:
+            terms = self.terms_of(action.action_data)
+            self.check_constraints_and_update(terms["gpu_hours"], terms["cpu_hours"])
+        return super().process_action(action)
+
+    def describe_terms(self, terms: dict[str, Any]) -> str:
+        return f"{terms['gpu_hours']:g} GPU hours, {terms['cpu_hours']:g} CPU hours"
+
+    def situation(self, player_id: str) -> list[str]:
+        gpu_value, cpu_value = self.settings.utility_coefficients[self.role_of(player_id)]
+        lines = [f"Your utility of a plan: {gpu_value:g} x gpu_hours + {cpu_value:g} x cpu_hours."]
+        standing = self.standing_offer_for(player_id)
+        if standing is not None:
+            utility = self.role_utility(self.role_of(player_id), standing["terms"], standing["round"])
+            batna = self.get_current_batna(player_id, standing["round"])
+            noise = self.game_data["hint_noise"][player_id][max(self.current_round, 1) - 1]
+            verdict = "above" if utility + noise >= batna else "below"
+            lines.append(f"The offer you can accept looks {verdict} your BATNA (estimate {utility + noise:,.1f}).")
+        return lines
+
+    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+        role = self.role_of(player_id)
+        menu = [
+            {"payload": {"gpu_hours": x, "cpu_hours": y}, "utility": self.calculate_utility(role, x, y)}
+            for x in range(0, int(self.settings.total_resources) + 1, MENU_STEP)
+            for y in range(0, int(self.settings.total_resources) + 1, MENU_STEP)
+            if not self.constraint_violations(x, y)
+        ]
+        return {"menu": menu}

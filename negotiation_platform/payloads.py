@@ -1,0 +1,36 @@
+"""Validation of an action's payload against its spec, shared by the engine and `BaseGame.is_valid_action`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.rules_text import describe_payload
+from negotiation_platform.spec import ActionSpec
+
+
+def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
+    """The payload as JSON-ready data, or a NegotiationError(invalid_payload) saying what is wrong."""
+    if payload is not None and not isinstance(payload, Mapping):
+        raise NegotiationError(
+            ErrorCode.INVALID_PAYLOAD,
+            f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
+        )
+    try:
+        model = action.payload.model_validate(dict(payload or {}))
+    except ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in err["loc"]) or "(payload)", "problem": err["msg"]}
+            for err in exc.errors()
+        ]
+        raise NegotiationError(
+            ErrorCode.INVALID_PAYLOAD,
+            f"Invalid payload for `{action.name}`: "
+            + "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
+            + f". Expected {describe_payload(action.payload)}.",
+            problems=problems,
+        ) from None
+    return model.model_dump(mode="json")
