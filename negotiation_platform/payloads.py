@@ -23,7 +23,10 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
         model = action.payload.model_validate(dict(payload or {}))
     except ValidationError as exc:
         problems = [
-            {"field": ".".join(str(p) for p in err["loc"]) or "(payload)", "problem": err["msg"]}
+            {
+                "field": ".".join(str(p) for p in err["loc"]) or "(payload)",
+                "problem": "missing (a required field)" if err["type"] == "missing" else err["msg"],
+            }
             for err in exc.errors()
         ]
         raise NegotiationError(

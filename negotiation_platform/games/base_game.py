@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.payloads import validate_payload
 from negotiation_platform.spec import ActionSpec, GameSpec
 
 
@@ -168,9 +170,25 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed."""
         return None
 
+    def explain_invalid_action(self, player: str, action: dict[str, Any]) -> str | None:
+        """Why `action` ({"type": …, **payload}, or wrapped in {"decision": …}) is refused: its payload is
+        checked against the spec as the engine would, then the game's own rules. None if allowed."""
+        if isinstance(action.get("decision"), dict):
+            action = action["decision"]
+        phase = self.spec.phase(self.current_phase) if self.current_phase else self.spec.phases[0]
+        assert phase is not None
+        spec = phase.action(str(action.get("type")))
+        if spec is None:
+            return f"Unknown action type {action.get('type')!r}; allowed: {[a.name for a in phase.actions]}."
+        try:
+            data = validate_payload(spec, {k: v for k, v in action.items() if k != "type"})
+        except NegotiationError as refusal:
+            return refusal.message
+        return self.action_error(player, {"type": spec.name, **data})
+
     def is_valid_action(self, player: str, action: dict[str, Any], game_state: dict[str, Any] | None = None) -> bool:
-        """Whether the game's rules allow `action` for `player` now."""
-        return self.action_error(player, action) is None
+        """Whether the spec and the game's rules allow `action` for `player` now."""
+        return self.explain_invalid_action(player, action) is None
 
     def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
         """Narrow the spec's actions for this turn to those that make sense now (e.g. no accept without an offer)."""

@@ -108,7 +108,9 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             id=cls.spec_id,
             title=cls.game_title,
             summary=cls.game_summary,
-            roles=RolesSpec(names=cls.roles, min_players=2, max_players=2, assignment="seeded"),
+            roles=RolesSpec(
+                names=tuple(cls.role_labels[r] for r in cls.roles), min_players=2, max_players=2, assignment="seeded"
+            ),
             rounds=config.rounds,
             phases=(
                 PhaseSpec(
