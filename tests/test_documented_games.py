@@ -90,7 +90,7 @@ class TestSharedProtocol:
 
     def test_identical_offers_in_the_same_round_agree(self) -> None:
         m = match(CompanyCarGame, seed=4)
-        first, second = m.acting()[0], [p for p in m.players if p != m.acting()[0]][0]
+        first, second = m.acting()[0], next(p for p in m.players if p != m.acting()[0])
         m.submit(first, "offer", {"price": 40000})
         m.submit(second, "offer", {"price": 40000})
         assert m.finished and m.game.game_data["agreement"]["how"] == "identical offers"
@@ -212,7 +212,9 @@ class TestResourceAllocation:
         noisy = match(ResourceAllocationGame, seed=8, uncertainty=True)
         assert quiet.game.game_data["roles"] == noisy.game.game_data["roles"]
         noise = noisy.game.game_data["hint_noise"]
-        assert all(-2 <= x <= 2 for xs in noise.values() for x in xs) and any(x != 0 for xs in noise.values() for x in xs)
+        assert all(-2 <= x <= 2 for xs in noise.values() for x in xs) and any(
+            x != 0 for xs in noise.values() for x in xs
+        )
         events_before = len(noisy.events)
         noisy.game.get_game_prompt("p")
         assert len(noisy.events) == events_before
@@ -232,9 +234,17 @@ class TestIntegrative:
     @pytest.mark.parametrize(
         ("issue", "value", "option"),
         [
-            ("server_room", 75, 50), ("server_room", 76, 100), ("server_room", 125, 100), ("server_room", 126, 150),
-            ("server_room", 10, 50), ("meeting_access", 3, 2), ("meeting_access", 3.5, 4), ("meeting_access", 5, 4),
-            ("meeting_access", 5.5, 7), ("cleaning", "shared", "Shared"), ("branding", " PROMINENT ", "Prominent"),
+            ("server_room", 75, 50),
+            ("server_room", 76, 100),
+            ("server_room", 125, 100),
+            ("server_room", 126, 150),
+            ("server_room", 10, 50),
+            ("meeting_access", 3, 2),
+            ("meeting_access", 3.5, 4),
+            ("meeting_access", 5, 4),
+            ("meeting_access", 5.5, 7),
+            ("cleaning", "shared", "Shared"),
+            ("branding", " PROMINENT ", "Prominent"),
         ],
     )
     def test_option_snapping(self, issue: str, value: object, option: object) -> None:
@@ -268,8 +278,15 @@ class TestIntegrative:
 
 class TestDocumentedApiWithoutEngine:
     def test_company_car_as_the_document_shows(self) -> None:
-        config = {"starting_price": 42000, "buyer_budget": 45000, "seller_cost": 38000, "buyer_batna": 41000,
-                  "seller_batna": 39000, "rounds": 5, "batna_decay": 0.02}
+        config = {
+            "starting_price": 42000,
+            "buyer_budget": 45000,
+            "seller_cost": 38000,
+            "buyer_batna": 41000,
+            "seller_batna": 39000,
+            "rounds": 5,
+            "batna_decay": 0.02,
+        }
         game = CompanyCarGame(config)
         assert game.state is GameState.WAITING and game.max_rounds == 5 and game.starting_price == 42000
         assert game.initialize_game(["buyer_agent", "seller_agent"]) is True
@@ -277,7 +294,9 @@ class TestDocumentedApiWithoutEngine:
             CompanyCarGame(config).initialize_game(["solo"])
         buyer = game.game_data["role_assignments"]["buyer"]
         seller = game.game_data["role_assignments"]["seller"]
-        state = game.process_actions({buyer: {"type": "offer", "price": 40000}, seller: {"type": "offer", "price": 43000}}, {})
+        state = game.process_actions(
+            {buyer: {"type": "offer", "price": 40000}, seller: {"type": "offer", "price": 43000}}, {}
+        )
         assert state["agreement"] is None and game.current_round == 2 and game.current_price == 43000
         state = game.process_actions({buyer: {"decision": {"type": "accept"}}}, state)
         assert game.is_game_over(state) and game.agreement_reached and game.final_price == 43000
@@ -307,7 +326,7 @@ class TestPrompts:
     def test_prompt_contents(self, game, label: str, words: list[str]) -> None:
         m = match(game, seed=1)
         first = m.acting()[0]
-        second = [p for p in m.players if p != first][0]
+        second = next(p for p in m.players if p != first)
         m.submit(first, "reject")
         prompt = m.game.get_game_prompt(second)
         assert f"You are {label} " in prompt
@@ -323,7 +342,7 @@ class TestPrompts:
     def test_prompt_shows_the_opponents_latest_offer_and_decayed_batna(self) -> None:
         m = match(CompanyCarGame, seed=1)
         first = m.acting()[0]
-        second = [p for p in m.players if p != first][0]
+        second = next(p for p in m.players if p != first)
         m.submit(first, "offer", {"price": 40123})
         prompt = m.game.get_game_prompt(second)
         assert "Opponent's latest offer: price 40,123 (round 1)" in prompt

@@ -18,8 +18,21 @@ GAMES = ["company_car", "resource_allocation", "integrative_negotiation"]
 @pytest.mark.parametrize("game", GAMES)
 def test_cli_play_json(game: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "negotiation_platform.cli.main", "play", game, "--json", "--seed", "2", "--agents", "batna"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "negotiation_platform.cli.main",
+            "play",
+            game,
+            "--json",
+            "--seed",
+            "2",
+            "--agents",
+            "batna",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -29,7 +42,9 @@ def test_cli_play_json(game: str) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 async def test_batna_agents_reach_an_integrative_agreement_above_both_batnas(seed: int) -> None:
-    result = await play_match(Arena(), "integrative_negotiation", [BatnaAwareAgent(name="x"), BatnaAwareAgent(name="y")], seed=seed)
+    result = await play_match(
+        Arena(), "integrative_negotiation", [BatnaAwareAgent(name="x"), BatnaAwareAgent(name="y")], seed=seed
+    )
     assert result["agreement"] is True
     batnas = result["result"]["game_data"]["batnas"]
     assert all(result["payoffs"][p] > batnas[p] for p in result["payoffs"])
@@ -48,7 +63,9 @@ async def test_batna_agent_accepts_only_what_beats_its_batna() -> None:
     accepted = 0
     for seed in range(12):
         arena = Arena()
-        result = await play_match(arena, "company_car", [BatnaAwareAgent(name="a"), RandomAgent(seed=seed, name="r")], seed=seed)
+        result = await play_match(
+            arena, "company_car", [BatnaAwareAgent(name="a"), RandomAgent(seed=seed, name="r")], seed=seed
+        )
         actions = [e for e in arena.events(result["match_id"]) if e["kind"] == "action"]
         if actions[-1]["actor"] == "a" and actions[-1]["data"]["action_type"] == "accept":
             accepted += 1

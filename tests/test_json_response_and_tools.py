@@ -5,20 +5,22 @@ from __future__ import annotations
 import pytest
 
 from negotiation_platform.games import CompanyCarGame, negotiation_tools
-from negotiation_platform.games.json_response import parse_json_response, validate_json_response
+from negotiation_platform.games.json_response import parse_json_response
 
 CASES = [
     ('{"type": "offer", "price": 42000}', {"type": "offer", "price": 42000}),
     ('I think this is fair.\n{"type": "offer", "price": 41000}\nThanks!', {"type": "offer", "price": 41000}),
     ('```json\n{"type": "accept"}\n```', {"type": "accept"}),
-    ("```\n{\"type\": \"reject\"}\n```", {"type": "reject"}),
+    ('```\n{"type": "reject"}\n```', {"type": "reject"}),
     ('{"decision": {"type": "offer", "price": 40000}, "reasoning": "anchor low"}', {"type": "offer", "price": 40000}),
     ("{'type': 'offer', 'price': 39000}", {"type": "offer", "price": 39000}),
     ('{"type": "offer", "price": 38000,}', {"type": "offer", "price": 38000}),
     ('{"type": "ACCEPT"}', {"type": "accept"}),
     ('{"action": "propose", "gpu_hours": 50, "cpu_hours": 40}', {"type": "propose", "gpu_hours": 50, "cpu_hours": 40}),
-    ('Thinking {"note": "no type here"} then {"type": "propose", "proposal": {"server_room": 150}}',
-     {"type": "propose", "proposal": {"server_room": 150}}),
+    (
+        'Thinking {"note": "no type here"} then {"type": "propose", "proposal": {"server_room": 150}}',
+        {"type": "propose", "proposal": {"server_room": 150}},
+    ),
     ('My answer: {"decision": {"type": "accept"}} — done', {"type": "accept"}),
     ("I want to offer 42000", {"type": "reject"}),
     ("", {"type": "reject"}),
@@ -76,8 +78,15 @@ def test_check_constraints() -> None:
 
 def test_calculate_utility_counts_missing_issues_as_zero() -> None:
     weights = {"server_room": 0.4, "meeting_access": 0.1, "cleaning": 0.3, "branding": 0.2}
-    points = {"server_room": {150: 60}, "meeting_access": {2: 10}, "cleaning": {"Shared": 50}, "branding": {"Prominent": 60}}
+    points = {
+        "server_room": {150: 60},
+        "meeting_access": {2: 10},
+        "cleaning": {"Shared": 50},
+        "branding": {"Prominent": 60},
+    }
     proposal = {"server_room": 150, "meeting_access": 2, "cleaning": "Shared", "branding": "Prominent"}
     assert negotiation_tools.calculate_utility(proposal, weights, points) == pytest.approx(52.0)
-    assert negotiation_tools.calculate_utility({"server_room": 150, "parking": 3}, weights, points) == pytest.approx(24.0)
+    assert negotiation_tools.calculate_utility({"server_room": 150, "parking": 3}, weights, points) == pytest.approx(
+        24.0
+    )
     assert negotiation_tools.calculate_utility({"server_room": 999}, weights, points) == 0.0

@@ -418,7 +418,9 @@ class Match:
     def _start_phase(self, index: int) -> None:
         self._phase_index = index
         phase = self.spec.phases[index]
-        order = self._turn_order(phase.turn_order, phase.start, phase.first_mover)
+        order = self.game.phase_order(phase.name) or self._turn_order(phase.turn_order, phase.start, phase.first_mover)
+        if sorted(order) != sorted(self.players):
+            raise RuntimeError(f"{self.spec.id}.phase_order returned {order}, not an order of {self.players}")
         self._run = PhaseRun(phase=phase, players=list(self.players), order=order)
         self._arm_deadline(self._run)
         self.game.begin_phase(phase.name)

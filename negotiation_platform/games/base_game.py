@@ -206,6 +206,11 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Called by the engine when a round starts (1-based)."""
         self.current_round = round_number
 
+    def phase_order(self, phase_name: str) -> list[str] | None:
+        """For alternating phases whose order a game rule fixes (e.g. a starting agent the payoffs depend
+        on): the order to use this round. None lets the engine apply the spec's start rule."""
+        return None
+
     def begin_phase(self, phase_name: str) -> None:
         """Called by the engine when a phase opens."""
         self.current_phase = phase_name

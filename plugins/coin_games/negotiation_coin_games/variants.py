@@ -1,0 +1,197 @@
+"""The four coin games of the coin-splitting source document (GAMES.md §3)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from negotiation_coin_games.base import CoinConfig, CoinGame
+
+
+class ClassicConfig(CoinConfig):
+    value_low: int = Field(default=1, ge=0)
+    value_high: int = Field(default=20, ge=0)
+
+    @model_validator(mode="after")
+    def _range(self) -> ClassicConfig:
+        if self.value_low > self.value_high:
+            raise ValueError("value_low must not exceed value_high")
+        return self
+
+
+class CoinsClassic(CoinGame[ClassicConfig]):
+    """One item; each agent's per-coin value is drawn every round and known only to it."""
+
+    Config = ClassicConfig
+    spec_id = "coins_classic"
+    game_title = "Coins: classic"
+    game_summary = (
+        "Each round two agents split coins. Each agent's value per coin is drawn anew every round and is "
+        "private; agents may tell each other what they like before splitting."
+    )
+
+    def draw_round(self, starter: str) -> dict[str, Any]:
+        low, high = self.settings.value_low, self.settings.value_high
+        values = {p: {"coins": self.rng.randint(low, high)} for p in self.players}
+        return {"stock": {"coins": self.settings.coins}, "values": values}
+
+    def visible_values(self, player_id: str) -> dict[str, Any]:
+        return {"your_values": self.round_data["values"][player_id]}
+
+
+HANDS = ("rock", "paper", "scissors")
+BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
+
+
+class TrustConfig(CoinConfig):
+    winner_value: int = Field(default=10, ge=0)
+    loser_value: int = Field(default=1, ge=0)
+    hands: Literal["random", "alternating"] = Field(
+        default="random",
+        description="'random': hands are drawn until they differ; 'alternating': the round's starting agent wins.",
+    )
+
+
+class TrustAndSplit(CoinGame[TrustConfig]):
+    """A rock-paper-scissors draw decides who values coins at 10 and who at 1; each sees only its hand."""
+
+    Config = TrustConfig
+    spec_id = "trust_and_split"
+    game_title = "Coins: trust and split"
+    game_summary = (
+        "Each round both agents are dealt a rock-paper-scissors hand. The winner values each coin at "
+        "the high value, the loser at the low value. Each agent sees only its own hand."
+    )
+
+    def draw_round(self, starter: str) -> dict[str, Any]:
+        if self.settings.hands == "alternating":
+            winner_hand = self.rng.choice(HANDS)
+            other = next(p for p in self.players if p != starter)
+            hands = {starter: winner_hand, other: BEATS[winner_hand]}
+        else:
+            while True:
+                hands = {p: self.rng.choice(HANDS) for p in self.players}
+                if len(set(hands.values())) == 2:
+                    break
+        a, b = self.players
+        winner = a if BEATS[hands[a]] == hands[b] else b
+        values = {
+            p: {"coins": self.settings.winner_value if p == winner else self.settings.loser_value} for p in self.players
+        }
+        return {"stock": {"coins": self.settings.coins}, "values": values, "hands": hands, "winner": winner}
+
+    def visible_values(self, player_id: str) -> dict[str, Any]:
+        return {
+            "your_hand": self.round_data["hands"][player_id],
+            "values_rule": f"the winner of the hands values a coin at {self.settings.winner_value}, "
+            f"the loser at {self.settings.loser_value}",
+        }
+
+
+ITEMS = ("books", "hats", "balls")
+
+
+class DealConfig(CoinConfig):
+    items: tuple[str, ...] = ITEMS
+    min_total: int = Field(default=5, ge=1)
+    max_total: int = Field(default=7, ge=1)
+    min_count: int = Field(default=1, ge=0)
+    max_count: int = Field(default=4, ge=1)
+    value_total: int = Field(default=10, ge=1, description="Σ count × value of each agent's values.")
+
+    @model_validator(mode="after")
+    def _feasible(self) -> DealConfig:
+        n = len(self.items)
+        if not (n * self.min_count <= self.max_total and self.min_total <= n * self.max_count):
+            raise ValueError("no stock fits the item and total bounds")
+        if self.min_total > self.max_total or self.min_count > self.max_count:
+            raise ValueError("minimum above maximum")
+        return self
+
+
+def value_vectors(counts: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
+    """All non-negative integer values with Σ count × value = total."""
+    ranges = [range(total // c + 1) for c in counts]
+    return [v for v in itertools.product(*ranges) if sum(c * x for c, x in zip(counts, v, strict=True)) == total]
+
+
+class DealOrNoDeal(CoinGame[DealConfig]):
+    """Books, hats and balls in limited stock; only proposals that exactly match the stock pay."""
+
+    Config = DealConfig
+    spec_id = "deal_or_no_deal"
+    game_title = "Coins: deal or no deal"
+    game_summary = (
+        "Each round a stock of books, hats and balls is on the table. Each agent values the item types "
+        "privately. A round pays only if the two claims together take exactly the whole stock of every item."
+    )
+    payoff_text = (
+        "A round is a deal only if, for every item, the two claims add up exactly to the stock; otherwise both get 0."
+    )
+
+    @classmethod
+    def item_bounds(cls, config: DealConfig) -> tuple[tuple[str, int], ...]:  # type: ignore[override]
+        return tuple((item, config.max_count) for item in config.items)
+
+    def draw_round(self, starter: str) -> dict[str, Any]:
+        cfg = self.settings
+        while True:
+            counts = tuple(self.rng.randint(cfg.min_count, cfg.max_count) for _ in cfg.items)
+            if cfg.min_total <= sum(counts) <= cfg.max_total:
+                options = value_vectors(counts, cfg.value_total)
+                pairs = [
+                    (a, b)
+                    for a in options
+                    for b in options
+                    if all(x or y for x, y in zip(a, b, strict=True))
+                    and any(x and y for x, y in zip(a, b, strict=True))
+                ]
+                if pairs:
+                    break
+        first, second = self.rng.choice(pairs)
+        values = {p: dict(zip(cfg.items, v, strict=True)) for p, v in zip(self.players, (first, second), strict=True)}
+        return {"stock": dict(zip(cfg.items, counts, strict=True)), "values": values}
+
+    def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
+        stock = self.round_data["stock"]
+        over = {item: action[item] for item in stock if action.get(item, 0) > stock[item]}
+        return None if not over else f"You claim more than the stock ({stock}): {over}."
+
+    def allocate(self, claims: dict[str, dict[str, int]]) -> dict[str, dict[str, float]]:
+        stock = self.round_data["stock"]
+        deal = all(sum(c[item] for c in claims.values()) == stock[item] for item in stock)
+        self.round_data["deal"] = deal
+        return {agent: {item: float(claim[item]) if deal else 0.0 for item in stock} for agent, claim in claims.items()}
+
+    def visible_values(self, player_id: str) -> dict[str, Any]:
+        return {"your_values": self.round_data["values"][player_id]}
+
+
+class NoPressConfig(CoinConfig):
+    messages_per_round: int = Field(default=0, ge=0, le=0, description="No press: agents never talk.")
+    starter_value: int = Field(default=1, ge=0, description="The round's starting agent's value per coin.")
+    other_value: int = Field(default=10, ge=0)
+
+
+class NoPress(CoinGame[NoPressConfig]):
+    """No messages; public values: the round's starting agent values coins at 1, the other at 10."""
+
+    Config = NoPressConfig
+    spec_id = "no_press"
+    game_title = "Coins: deterministic no-press"
+    game_summary = (
+        "Each round two agents split coins without talking. Values are public: the round's starting "
+        "agent values a coin at the low value, the other agent at the high value."
+    )
+
+    def draw_round(self, starter: str) -> dict[str, Any]:
+        values = {
+            p: {"coins": self.settings.starter_value if p == starter else self.settings.other_value}
+            for p in self.players
+        }
+        return {"stock": {"coins": self.settings.coins}, "values": values}
+
+    def visible_values(self, player_id: str) -> dict[str, Any]:
+        return {"all_values": self.round_data["values"]}
