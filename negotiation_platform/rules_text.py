@@ -13,6 +13,7 @@ from negotiation_platform.spec import (
     PhaseSpec,
     StartRule,
     TurnOrder,
+    payload_schema,
 )
 
 _ORDER_TEXT = {
@@ -35,7 +36,7 @@ _END_TEXT = {
 
 def describe_payload(payload: type[BaseModel]) -> str:
     """One line per payload field: name, type and bounds, from the model's JSON Schema."""
-    schema = payload.model_json_schema()
+    schema = payload_schema(payload)
     properties: dict[str, Any] = schema.get("properties", {})
     if not properties:
         return "no payload"

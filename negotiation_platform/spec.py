@@ -8,9 +8,16 @@ action payload, so what an agent reads is exactly what is enforced.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_serializer, model_validator
+
+
+@cache
+def payload_schema(payload: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of a payload model (cached: generating it is costly and models never change)."""
+    return payload.model_json_schema()
 
 
 class EmptyPayload(BaseModel):
@@ -110,7 +117,7 @@ class ActionSpec(BaseModel):
 
     @field_serializer("payload")
     def _payload_schema(self, payload: type[BaseModel]) -> dict[str, Any]:
-        return payload.model_json_schema()
+        return payload_schema(payload)
 
 
 class DefaultAction(BaseModel):

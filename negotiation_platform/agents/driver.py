@@ -1,21 +1,27 @@
-"""Plays whole matches between in-process agents through the arena, exactly as remote agents would.
+"""Drives agents' seats through any `ArenaApi`: the arena in-process, or a transport's client.
 
-Seats are served one after another in seat order, so a match between scripted agents is a pure
-function of (game, config, seed, agents): the same run twice gives the same transcript.
+`play_match` serves every seat of a match one after another in seat order, so a match between
+scripted agents is a pure function of (game, config, seed, agents): the same run twice gives the
+same transcript. `run_seat` serves one seat on its own, waiting for its turn instead of polling,
+for seats played concurrently by independent clients or server-side.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from negotiation_platform.agents.base import Agent
-from negotiation_platform.arena import Arena
+from negotiation_platform.arena import MAX_WAIT_SECONDS, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_ATTEMPTS = 25
 """How often an agent may be refused on one turn before the driver gives up on it."""
 RETRYABLE = {ErrorCode.INVALID_ACTION, ErrorCode.INVALID_PAYLOAD, ErrorCode.LIMIT_REACHED}
+OVERTAKEN = {ErrorCode.NOT_YOUR_TURN, ErrorCode.PHASE_CLOSED, ErrorCode.MATCH_OVER}
+"""Refusals that mean the match moved on (a clock ran out) while the agent was deciding."""
+IDLE_SECONDS = 0.05
 
 
 @dataclass
@@ -30,7 +36,7 @@ class AgentGaveUp(RuntimeError):
 
 
 async def open_seats(
-    arena: Arena, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
+    arena: ArenaApi, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
 ) -> tuple[str, list[SeatHandle]]:
     """Start a match and seat every agent in order."""
     started = await arena.start_game(game_id, config=config, seed=seed, name=agents[0].name)
@@ -43,7 +49,7 @@ async def open_seats(
     return started["match_id"], seats
 
 
-async def take_turn(arena: Arena, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
+async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
     """Ask the agent for a decision and carry it out, asking again after each refusal.
 
     Returns whether the agent did anything (an agent may choose to wait in a free phase).
@@ -71,25 +77,59 @@ async def take_turn(arena: Arena, match_id: str, seat: SeatHandle, turn: dict[st
 
 
 async def play_match(
-    arena: Arena, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
+    arena: ArenaApi,
+    game_id: str,
+    agents: list[Agent],
+    *,
+    config: dict[str, Any] | None = None,
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Play a whole match and return the arena's result for it."""
+    """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
     while True:
         moved = False
         for seat in seats:
             turn = await arena.get_turn_state(match_id, seat.token)
             if turn["status"] == "finished":
-                return await arena.get_result(match_id)
+                return {**await arena.get_result(match_id), "events": await _seen_events(arena, match_id, seats)}
             if turn["your_turn"]:
                 moved = await take_turn(arena, match_id, seat, turn) or moved
         if not moved:
             await _wait_for_clock(arena, match_id, seats[0])
 
 
-async def _wait_for_clock(arena: Arena, match_id: str, seat: SeatHandle) -> None:
+async def _seen_events(arena: ArenaApi, match_id: str, seats: list[SeatHandle]) -> list[dict[str, Any]]:
+    """The union of the events the seats were shown; with every seat ours, that is the whole log."""
+    seen: dict[int, dict[str, Any]] = {}
+    for seat in seats:
+        for event in (await arena.get_turn_state(match_id, seat.token))["events"]:
+            seen[event["seq"]] = event
+    return [seen[seq] for seq in sorted(seen)]
+
+
+async def _wait_for_clock(arena: ArenaApi, match_id: str, seat: SeatHandle) -> None:
     """Every agent chose to wait: only the phase's clock can move the match on, so wait for it."""
     turn = await arena.get_turn_state(match_id, seat.token)
     if turn.get("deadline_seconds") is None:
         raise AgentGaveUp("every agent is waiting and no clock runs in this phase")
     await arena.get_turn_state(match_id, seat.token, since=turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1)
+
+
+async def run_seat(arena: ArenaApi, match_id: str, seat: SeatHandle, *, wait_seconds: float = MAX_WAIT_SECONDS) -> None:
+    """Play one seat to the end of the match, sleeping in `get_turn_state` until there is work."""
+    cursor: int | None = None
+    while True:
+        turn = await arena.get_turn_state(match_id, seat.token, since=cursor, wait_seconds=wait_seconds)
+        cursor = turn["cursor"]
+        if turn["status"] == "finished":
+            return
+        if not turn["your_turn"]:
+            continue
+        try:
+            acted = await take_turn(arena, match_id, seat, turn)
+        except NegotiationError as refusal:
+            if refusal.code not in OVERTAKEN:
+                raise
+            continue
+        if not acted:
+            await asyncio.sleep(IDLE_SECONDS)

@@ -26,6 +26,7 @@ from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
+from negotiation_platform.spec import payload_schema
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
@@ -279,14 +280,14 @@ class Arena:
         change(live.match)
         self._arm_timer(live)
         live.signal()
-        state = self._turn_state(live, seat, before)
+        acting = live.match.acting()
         return {
             "ok": True,
-            "events": state["events"],
-            "status": state["status"],
-            "your_turn": state["your_turn"],
-            "acting": state["acting"],
-            "cursor": state["cursor"],
+            "events": [e.to_dict() for e in live.match.events_for(seat.agent_id, before)],
+            "status": live.status,
+            "your_turn": seat.agent_id in acting,
+            "acting": acting,
+            "cursor": len(live.match.events),
         }
 
     def _arm_timer(self, live: LiveMatch) -> None:
@@ -335,7 +336,7 @@ class Arena:
                 {
                     "name": a.name,
                     "description": a.description,
-                    "payload_schema": a.payload.model_json_schema(),
+                    "payload_schema": payload_schema(a.payload),
                     "remaining": match.remaining_uses(me, a),
                 }
                 for a in allowed

@@ -9,21 +9,23 @@ import random
 import secrets
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from contextlib import AbstractAsyncContextManager, nullcontext
+from typing import Any, cast
 
 from rich.console import Console
 from rich.table import Table
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.driver import play_match
-from negotiation_platform.arena import Arena
+from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
+from negotiation_platform.transports import Transport
 
 Command = Callable[[argparse.Namespace, Registry, Console], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(registry: Registry) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="negotiation-platform", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -43,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
     play.add_argument("--json", action="store_true", help="print one JSON object")
+    play.add_argument(
+        "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
+    )
+
+    serve = sub.add_parser("serve", help="serve the arena over an installed transport")
+    transports = serve.add_subparsers(dest="serve_transport", required=True)
+    for name, transport in sorted(registry.transports().items()):
+        transport.add_serve_arguments(transports.add_parser(name, help=transport.summary))
     return parser
 
 
@@ -93,12 +103,13 @@ def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -
 
 
 def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    arena = Arena(registry, new_match_id=lambda: "match-1")  # one match per run: a stable id keeps output reproducible
-    rules = asyncio.run(arena.get_game_rules(args.game, args.config))
-    seats = rules["spec"]["roles"]["min_players"]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    agents = make_agents(registry, args.agents, seats, seed)
-    result = asyncio.run(_play(arena, args.game, agents, args.config, seed))
+    if args.via is None:
+        # One match per run: a stable match id keeps the output reproducible.
+        connect: AbstractAsyncContextManager[ArenaApi] = nullcontext(Arena(registry, new_match_id=lambda: "match-1"))
+    else:
+        connect = _transport_for(registry, args.via).connect(args.via)
+    result = asyncio.run(_play(connect, registry, args, seed))
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
@@ -106,10 +117,20 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     return 0
 
 
+def _transport_for(registry: Registry, via: str) -> Transport:
+    for transport in registry.transports().values():
+        if transport.connects_to(via):
+            return cast(Transport, transport)
+    raise SystemExit(f"no installed transport handles --via {via!r}; installed: {sorted(registry.transports())}")
+
+
 async def _play(
-    arena: Arena, game: str, agents: list[Agent], config: dict[str, Any] | None, seed: int
+    connect: AbstractAsyncContextManager[ArenaApi], registry: Registry, args: argparse.Namespace, seed: int
 ) -> dict[str, Any]:
-    result = await play_match(arena, game, agents, config=config, seed=seed)
+    async with connect as api:
+        rules = await api.get_game_rules(args.game, args.config)
+        agents = make_agents(registry, args.agents, rules["spec"]["roles"]["min_players"], seed)
+        result = await play_match(api, args.game, agents, config=args.config, seed=seed)
     return {
         "game": result["game_id"],
         "seed": result["seed"],
@@ -120,8 +141,13 @@ async def _play(
         "payoffs": result["payoffs"],
         "winner": result["winner"],
         "rounds": result["rounds"],
-        "events": arena.events(result["match_id"]),
+        "events": result["events"],
     }
+
+
+def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    registry.transports()[args.serve_transport].serve(Arena(registry), args)
+    return 0
 
 
 def make_agents(registry: Registry, names: list[str], seats: int, seed: int) -> list[Agent]:
@@ -165,13 +191,19 @@ def _event_line(event: dict[str, Any]) -> str:
     return f"{where} {kind} {json.dumps(data) if data else ''}".rstrip()
 
 
-COMMANDS: dict[str, Command] = {"games": cmd_games, "rules": cmd_rules, "agents": cmd_agents, "play": cmd_play}
+COMMANDS: dict[str, Command] = {
+    "games": cmd_games,
+    "rules": cmd_rules,
+    "agents": cmd_agents,
+    "play": cmd_play,
+    "serve": cmd_serve,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    console = Console(stderr=False)
     registry = Registry()
+    args = build_parser(registry).parse_args(argv)
+    console = Console(stderr=False)
     try:
         return COMMANDS[args.command](args, registry, console)
     except NegotiationError as error:

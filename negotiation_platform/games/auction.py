@@ -166,4 +166,4 @@ class AuctionGame(BaseGame[AuctionConfig]):
         ]
         if view["your_bid"] is not None:
             situation.append(f"Your sealed bid: {view['your_bid']}.")
-        return compose_prompt(self.spec, "SEALED-BID AUCTION", situation, self.open_actions(player_id))
+        return compose_prompt(self.rules_text, "SEALED-BID AUCTION", situation, self.open_actions(player_id))

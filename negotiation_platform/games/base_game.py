@@ -7,6 +7,7 @@ researcher may change. A game never deals with transports, clocks or other match
 
 from __future__ import annotations
 
+import functools
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.payloads import validate_payload
+from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import ActionSpec, GameSpec
 
 
@@ -231,6 +233,11 @@ class BaseGame(ABC, Generic[ConfigT]):
         return dict.fromkeys(self.players, 0.0)
 
     # --- shared infrastructure --------------------------------------------------------------
+
+    @functools.cached_property
+    def rules_text(self) -> str:
+        """The plain-language rules of this game's spec (rendered once: the spec never changes)."""
+        return render_rules(self.spec)
 
     def open_actions(self, player_id: str) -> list[ActionSpec]:
         """The current phase's actions that the game would allow `player_id` now (for prompts)."""

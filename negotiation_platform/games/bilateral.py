@@ -394,4 +394,4 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             *self.situation(player_id),
         ]
         heading = f"{self.game_title.upper()} — round {view['round']} of {view['rounds']}"
-        return compose_prompt(self.spec, heading, lines, self.open_actions(player_id))
+        return compose_prompt(self.rules_text, heading, lines, self.open_actions(player_id))

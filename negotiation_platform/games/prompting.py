@@ -11,13 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from negotiation_platform.rules_text import render_rules
-from negotiation_platform.spec import ActionSpec, GameSpec
+from negotiation_platform.spec import ActionSpec, payload_schema
 
 
 def example_payload(payload: type[BaseModel]) -> dict[str, Any]:
     """A valid-looking example payload built from the model's JSON Schema."""
-    schema = payload.model_json_schema()
+    schema = payload_schema(payload)
     example: dict[str, Any] = {}
     for name, prop in schema.get("properties", {}).items():
         if "$ref" in prop:
@@ -44,9 +43,9 @@ def response_format(actions: list[ActionSpec]) -> list[str]:
     return lines
 
 
-def compose_prompt(spec: GameSpec, heading: str, situation: list[str], actions: list[ActionSpec]) -> str:
-    """Rules (from the spec), then the player's situation, then the allowed actions and format."""
-    parts = [heading, "", render_rules(spec), "", "YOUR SITUATION:"]
+def compose_prompt(rules: str, heading: str, situation: list[str], actions: list[ActionSpec]) -> str:
+    """Rules (generated from the spec), then the player's situation, then the allowed actions and format."""
+    parts = [heading, "", rules, "", "YOUR SITUATION:"]
     parts.extend(f"- {line}" for line in situation)
     parts.append("")
     if actions:

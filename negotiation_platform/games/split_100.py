@@ -160,7 +160,7 @@ class Split100Game(BaseGame[Split100Config]):
                 f"you get {self.settings.total - offer['mine']}."
             )
         return compose_prompt(
-            self.spec,
+            self.rules_text,
             f"SPLIT ${self.settings.total} — round {self.current_round} of {self.max_rounds}",
             [offer_line, f"Payoffs this round are multiplied by {self.get_player_view(player_id)['discount_now']:g}."],
             self.open_actions(player_id),

@@ -239,4 +239,4 @@ class CoinGame(BaseGame[CoinConfigT]):
             ),
             f"Your total so far: {view['your_total']:g}.",
         ]
-        return compose_prompt(self.spec, self.game_title.upper(), lines, self.open_actions(player_id))
+        return compose_prompt(self.rules_text, self.game_title.upper(), lines, self.open_actions(player_id))

@@ -1,0 +1,33 @@
+"""`ArenaApi`: the operations a seat needs, whether the arena is in-process or behind a transport.
+
+`Arena` satisfies it directly; the MCP and A2A clients satisfy it over their protocols, so the
+same drivers and agents play through any of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class ArenaApi(Protocol):
+    async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+    async def start_game(
+        self, game_id: str, config: dict[str, Any] | None = None, seed: int | None = None, name: str | None = None
+    ) -> dict[str, Any]: ...
+
+    async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]: ...
+
+    async def get_turn_state(
+        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+    ) -> dict[str, Any]: ...
+
+    async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]: ...
+
+    async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]: ...
+
+    async def perform_action(
+        self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
+    ) -> dict[str, Any]: ...
+
+    async def get_result(self, match_id: str) -> dict[str, Any]: ...

@@ -1,0 +1,31 @@
+"""What a transport plugin provides: a server over the arena, and a client that plays through it.
+
+Transports register through the `negotiation_platform.transports` entry point (hook
+`register_transports`); the core never imports one by name. The CLI's `serve NAME` and
+`play --via TARGET` are built from whatever is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from negotiation_platform.arena import Arena, ArenaApi
+
+
+class Transport(Protocol):
+    name: str
+    summary: str
+
+    def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the options of `negotiation-platform serve NAME`."""
+
+    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
+        """Serve the arena until interrupted."""
+
+    def connects_to(self, via: str) -> bool:
+        """Whether `play --via VIA` is for this transport."""
+
+    def connect(self, via: str) -> AbstractAsyncContextManager[ArenaApi]:
+        """A client for the arena behind `via`, usable wherever an `Arena` is."""

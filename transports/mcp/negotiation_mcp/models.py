@@ -1,0 +1,80 @@
+"""Output schemas of the MCP tools: what an MCP client can rely on in `structured_content`.
+
+The arena returns plain dicts; these models describe their stable fields for clients and LLMs,
+and allow the extra fields a game adds (its view, its bargaining position).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class GameSummary(_Open):
+    id: str
+    title: str
+    roles: list[str] | str
+    source: str
+
+
+class GameList(_Open):
+    games: list[GameSummary]
+
+
+class GameRules(_Open):
+    game_id: str
+    rules: str = Field(description="Plain-language rules generated from the spec.")
+    spec: dict[str, Any] = Field(description="The full spec, with the JSON Schema of every action payload.")
+
+
+class StartedMatch(_Open):
+    match_id: str
+    agent_id: str = Field(description="Your seat's agent id.")
+    token: str = Field(description="Secret seat token: pass it to every call for this seat; never share it.")
+    seats: int
+    opponents: list[str] = Field(default_factory=list, description="Agent ids of the built-in opponents seated.")
+
+
+class JoinedMatch(_Open):
+    agent_id: str
+    token: str
+
+
+class TurnState(_Open):
+    match_id: str
+    game_id: str
+    agent_id: str
+    status: str = Field(description="waiting_for_players, running or finished.")
+    your_turn: bool
+    acting: list[str]
+    events: list[dict[str, Any]] = Field(description="Events you may see since the cursor you passed.")
+    cursor: int = Field(description="Pass as `since` next time to get only newer events.")
+
+
+class ActionOutcome(_Open):
+    ok: bool
+    status: str
+    your_turn: bool
+    acting: list[str]
+    events: list[dict[str, Any]]
+    cursor: int
+
+
+class MatchResult(_Open):
+    match_id: str
+    game_id: str
+    status: str
+    result: dict[str, Any] | None
+
+
+class MatchList(_Open):
+    matches: list[dict[str, Any]]
+
+
+class Pong(_Open):
+    ok: bool = True

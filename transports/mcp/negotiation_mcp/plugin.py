@@ -1,0 +1,59 @@
+"""Entry-point target: registers the MCP transport, and `negotiation-platform serve mcp`."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.registry import hookimpl
+
+LOOPBACK_NAMES = {"localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class McpTransport:
+    name = "mcp"
+    summary = "serve the arena over MCP (stdio or streamable HTTP)"
+
+    def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+        parser.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind (loopback by default)")
+        parser.add_argument("--port", type=int, default=8000, help="HTTP: port")
+        parser.add_argument(
+            "--allowed-host",
+            action="append",
+            default=[],
+            help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
+        )
+
+    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
+        from negotiation_mcp.serving import serve_http, serve_stdio
+
+        if args.transport == "stdio":
+            serve_stdio(arena)
+        else:
+            serve_http(arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host)
+
+    def connects_to(self, via: str) -> bool:
+        return via == "mcp" or (via.startswith(("http://", "https://")) and via.rstrip("/").endswith("/mcp"))
+
+    def connect(self, via: str) -> AbstractAsyncContextManager[ArenaApi]:
+        from negotiation_mcp.client import connect
+
+        return connect(via)
+
+
+@hookimpl
+def register_transports() -> dict[str, Any]:
+    return {"mcp": McpTransport()}
