@@ -15,6 +15,7 @@ class ErrorCode(StrEnum):
     """The stable error codes an agent can branch on."""
 
     UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_OPERATION = "unknown_operation"
     UNKNOWN_MATCH = "unknown_match"
     INVALID_CONFIG = "invalid_config"
     INVALID_ARGUMENT = "invalid_argument"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 
@@ -15,11 +16,13 @@ class OutgoingMessage:
 
 @dataclass
 class Decision:
-    """Messages to send first, then at most one action."""
+    """Messages to send first, then at most one action; or a forfeited move."""
 
     messages: list[OutgoingMessage] = field(default_factory=list)
     action: str | None = None
     payload: dict[str, Any] = field(default_factory=dict)
+    forfeit: str | None = None
+    """Why the agent gives up this move (a remote agent was late or unreadable): the default action is played."""
 
 
 class Agent(Protocol):
@@ -31,4 +34,6 @@ class Agent(Protocol):
 
     name: str
 
-    def decide(self, turn: dict[str, Any]) -> Decision: ...
+    def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        """A decision, directly or (for agents that must ask someone remote) as an awaitable."""
+        ...

@@ -9,6 +9,7 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,17 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_ATTEMPTS = 25
 """How often an agent may be refused on one turn before the driver gives up on it."""
-RETRYABLE = {ErrorCode.INVALID_ACTION, ErrorCode.INVALID_PAYLOAD, ErrorCode.LIMIT_REACHED}
+RETRYABLE = {
+    ErrorCode.INVALID_ACTION,
+    ErrorCode.INVALID_PAYLOAD,
+    ErrorCode.LIMIT_REACHED,
+    ErrorCode.UNKNOWN_ACTION,
+    ErrorCode.PHASE_CLOSED,
+    ErrorCode.MESSAGE_TOO_LONG,
+    ErrorCode.UNKNOWN_RECIPIENT,
+    ErrorCode.INVALID_ARGUMENT,
+}
+"""Refusals of the agent's own making: it is asked again, told what was wrong."""
 OVERTAKEN = {ErrorCode.NOT_YOUR_TURN, ErrorCode.PHASE_CLOSED, ErrorCode.MATCH_OVER}
 """Refusals that mean the match moved on (a clock ran out) while the agent was deciding."""
 IDLE_SECONDS = 0.05
@@ -55,7 +66,11 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
     Returns whether the agent did anything (an agent may choose to wait in a free phase).
     """
     for _ in range(MAX_ATTEMPTS):
-        decision = seat.agent.decide(turn)
+        decided = seat.agent.decide(turn)
+        decision = await decided if inspect.isawaitable(decided) else decided
+        if decision.forfeit is not None:
+            await _forfeit(arena, match_id, seat, decision.forfeit)
+            return True
         if not decision.messages and decision.action is None:
             return False
         try:
@@ -74,6 +89,14 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
             if not turn["your_turn"]:
                 return True
     raise AgentGaveUp(f"{seat.agent.name} ({seat.agent_id}) was refused {MAX_ATTEMPTS} times in a row")
+
+
+async def _forfeit(arena: ArenaApi, match_id: str, seat: SeatHandle, reason: str) -> None:
+    """Play the default action for a seat whose agent gave up its move (only a host arena can)."""
+    play_default = getattr(arena, "play_default", None)
+    if play_default is None:
+        raise AgentGaveUp(f"{seat.agent_id} forfeited ({reason}) through a connection that cannot play defaults")
+    await play_default(match_id, seat.token, reason)
 
 
 async def play_match(

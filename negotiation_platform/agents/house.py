@@ -12,6 +12,7 @@ import logging
 import random
 from typing import Any
 
+from negotiation_platform.agents.catalog import known_agent, make_agent
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -35,12 +36,12 @@ class HouseSeats:
         opponents: list[str] | None = None,
     ) -> dict[str, Any]:
         opponents = list(opponents or [])
-        factories = self.arena.registry.agents()
-        if not all(isinstance(o, str) for o in opponents) or any(o not in factories for o in opponents):
+        registry = self.arena.registry
+        unknown = [o for o in opponents if not known_agent(registry, o)]
+        if unknown:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT,
-                f"Unknown opponent(s) {[o for o in opponents if o not in factories]}; "
-                f"built-in agents: {sorted(factories)}.",
+                f"Unknown opponent(s) {unknown}; built-in agents: {sorted(registry.agents())}.",
             )
         seats = (await self.arena.get_game_rules(game_id, config))["spec"]["roles"]["min_players"]
         if len(opponents) > seats - 1:
@@ -51,8 +52,8 @@ class HouseSeats:
         match_id = started["match_id"]
         seated = []
         for index, opponent in enumerate(opponents):
-            joined = await self.arena.join_game(match_id, name=opponent)
-            agent = factories[opponent](seed=random.Random(f"{match_id}:{index}").getrandbits(32), name=opponent)
+            agent = make_agent(registry, opponent, random.Random(f"{match_id}:{index}").getrandbits(32))
+            joined = await self.arena.join_game(match_id, name=agent.name)
             self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
         return {**started, "opponents": seated}

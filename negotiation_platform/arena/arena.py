@@ -168,6 +168,14 @@ class Arena:
             )
         return self._after(live, seat, lambda m: m.submit(seat.agent_id, _text("action_type", action_type), payload))
 
+    async def play_default(self, match_id: str, token: str, reason: str) -> dict[str, Any]:
+        """Forfeit the seat's move: the phase's default action is played and the reason logged.
+
+        For hosts that relay a remote agent (a late, garbled or illegal reply); not a transport operation.
+        """
+        live, seat = self._running(match_id, token)
+        return self._after(live, seat, lambda m: m.play_default(seat.agent_id, _text("reason", reason)))
+
     # --- results and listing --------------------------------------------------------------
 
     async def get_result(self, match_id: str) -> dict[str, Any]:

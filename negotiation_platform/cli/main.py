@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from negotiation_platform.agents.base import Agent
+from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import NegotiationError
@@ -41,7 +42,12 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a match between built-in agents")
     play.add_argument("game")
-    play.add_argument("--agents", nargs="+", default=["concession"], help="one per seat; the last repeats")
+    play.add_argument(
+        "--agents",
+        nargs="+",
+        default=["concession"],
+        help="one per seat, the last repeats: a built-in name, or a2a:URL for a remote A2A agent",
+    )
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
     play.add_argument("--json", action="store_true", help="print one JSON object")
@@ -150,16 +156,11 @@ def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) ->
     return 0
 
 
-def make_agents(registry: Registry, names: list[str], seats: int, seed: int) -> list[Agent]:
-    """One agent per seat (the last name repeats), each seeded from the match seed and its seat."""
-    factories = registry.agents()
-    unknown = [n for n in names if n not in factories]
-    if unknown:
-        raise SystemExit(f"unknown agent(s) {unknown}; available: {sorted(factories)}")
-    names = (names + [names[-1]] * seats)[:seats]
+def make_agents(registry: Registry, specs: list[str], seats: int, seed: int) -> list[Agent]:
+    """One agent per seat (the last spec repeats), each seeded from the match seed and its seat."""
+    specs = (specs + [specs[-1]] * seats)[:seats]
     return [
-        factories[name](seed=random.Random(f"{seed}:{seat}").getrandbits(32), name=name)
-        for seat, name in enumerate(names)
+        make_agent(registry, spec, random.Random(f"{seed}:{seat}").getrandbits(32)) for seat, spec in enumerate(specs)
     ]
 
 

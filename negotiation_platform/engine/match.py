@@ -27,6 +27,8 @@ from negotiation_platform.spec import (
 )
 
 Clock = Callable[[], float]
+DEADLINE = "deadline"
+"""The reason logged when a clock, not a player, ends a turn or phase."""
 
 
 class Match:
@@ -224,11 +226,24 @@ class Match:
         return self.time_out()
 
     def time_out(self) -> list[Event]:
-        """Time out whoever is due now: their default action is played, or their turn is lost."""
+        """Time out whoever is due now: their default action is played, or their turn is lost.
+
+        In free and simultaneous phases the clock is the phase's, so the phase closes.
+        """
         run = self._require_run()
+        return self._play_defaults(run, run.acting(), DEADLINE, close_phase=not run.alternating)
+
+    def play_default(self, player_id: str, reason: str) -> list[Event]:
+        """Play the phase's default action for one player who forfeits its move (a remote agent that
+        answered late, garbled or illegally); the reason is logged."""
+        self._require_player(player_id)
+        run = self._require_run()
+        self._require_turn(player_id, run)
+        return self._play_defaults(run, [player_id], reason, close_phase=False)
+
+    def _play_defaults(self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool) -> list[Event]:
         start = len(self.events)
-        due = run.acting()
-        self._log(EventKind.TIMEOUT, None, {"players": due})
+        self._log(EventKind.TIMEOUT, None, {"players": due, "reason": reason})
         default = run.phase.default_action
         action = run.phase.action(default.action) if default is not None else None
         for player in due:
@@ -238,7 +253,9 @@ class Match:
                 self._apply_action(run, player, action, validate_payload(action, default.payload), timed_out=True)
             if player in run.acting():
                 self._end_turn(run, player)
-        if not run.alternating:
+            if not run.alternating:
+                run.finished.add(player)
+        if close_phase:
             run.finished.update(run.players)
         self._settle()
         return self.events[start:]
@@ -268,8 +285,10 @@ class Match:
             elif event.kind is EventKind.ACTION:
                 assert event.actor is not None
                 match.submit(event.actor, event.data["action_type"], event.data["payload"])
-            else:
+            elif event.data.get("reason", DEADLINE) == DEADLINE:
                 match.time_out()
+            else:
+                match.play_default(event.data["players"][0], event.data["reason"])
         return match
 
     # --- internals ------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from negotiation_mcp import models
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.errors import NegotiationError
+from negotiation_platform.operations import OPERATIONS
 from negotiation_platform.rules_text import render_rules
 
 INSTRUCTIONS = f"""\
@@ -59,19 +60,15 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     house = house or HouseSeats(arena)
     server: MCPServer = MCPServer("negotiation-platform", version="0.1.0", instructions=INSTRUCTIONS)
 
-    @server.tool(description="List the installed games with their roles and source package.")
+    @server.tool(description=OPERATIONS["list_games"].description)
     async def list_games() -> Annotated[CallToolResult, models.GameList]:
         return await _run(arena.list_games())
 
-    @server.tool(description="The rules of a game in plain language, and its spec with every payload's JSON Schema.")
+    @server.tool(description=OPERATIONS["get_game_rules"].description)
     async def get_game_rules(game_id: GameId, config: Config = None) -> Annotated[CallToolResult, models.GameRules]:
         return await _run(arena.get_game_rules(game_id, config))
 
-    @server.tool(
-        description="Create a match and take its first seat. Returns your agent_id and secret token. "
-        "`opponents` fills other seats with built-in agents (see the how_to_play prompt) that play server-side; "
-        "otherwise other players join with join_game."
-    )
+    @server.tool(description=OPERATIONS["start_game"].description)
     async def start_game(
         game_id: GameId,
         config: Config = None,
@@ -83,18 +80,14 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     ) -> Annotated[CallToolResult, models.StartedMatch]:
         return await _run(house.start_game(game_id, config=config, seed=seed, name=name, opponents=opponents))
 
-    @server.tool(description="Take the next free seat of a match. The match starts when every seat is taken.")
+    @server.tool(description=OPERATIONS["join_game"].description)
     async def join_game(
         match_id: MatchId,
         name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
     ) -> Annotated[CallToolResult, models.JoinedMatch]:
         return await _run(arena.join_game(match_id, name))
 
-    @server.tool(
-        description="Everything you need now: status, phase, round, whose turn, deadline, allowed actions with "
-        "payload schemas, your view, messages and events since `since`, and the prompt text. With wait_seconds > 0 "
-        f"it blocks (up to {MAX_WAIT_SECONDS:g} s) until it is your turn or something new happened."
-    )
+    @server.tool(description=OPERATIONS["get_turn_state"].description)
     async def get_turn_state(
         match_id: MatchId,
         token: Token,
@@ -105,13 +98,13 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     ) -> Annotated[CallToolResult, models.TurnState]:
         return await _run(arena.get_turn_state(match_id, token, since=since, wait_seconds=wait_seconds))
 
-    @server.tool(description="Post a message every player sees (if this phase allows public messages).")
+    @server.tool(description=OPERATIONS["send_public_message"].description)
     async def send_public_message(
         match_id: MatchId, token: Token, content: Annotated[str, Field(description="The message text.")]
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await _run(arena.send_public_message(match_id, token, content))
 
-    @server.tool(description="Send a message only the listed players (and you) see, if this phase allows it.")
+    @server.tool(description=OPERATIONS["send_private_message"].description)
     async def send_private_message(
         match_id: MatchId,
         token: Token,
@@ -120,10 +113,7 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await _run(arena.send_private_message(match_id, token, to, content))
 
-    @server.tool(
-        description="Take a game action: `action_type` is one of the turn state's allowed_actions, `payload` "
-        "matches that action's payload_schema (use {} for actions without payload)."
-    )
+    @server.tool(description=OPERATIONS["perform_action"].description)
     async def perform_action(
         match_id: MatchId,
         token: Token,
@@ -132,11 +122,11 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await _run(arena.perform_action(match_id, token, action_type, payload))
 
-    @server.tool(description="The result of a match: agreement, terms and payoffs once finished, else its status.")
+    @server.tool(description=OPERATIONS["get_result"].description)
     async def get_result(match_id: MatchId) -> Annotated[CallToolResult, models.MatchResult]:
         return await _run(arena.get_result(match_id))
 
-    @server.tool(description="The matches on this server with their status and free seats.")
+    @server.tool(description=OPERATIONS["list_matches"].description)
     async def list_matches() -> Annotated[CallToolResult, models.MatchList]:
         return await _run(arena.list_matches())
 
