@@ -55,6 +55,15 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
 
+    agent = sub.add_parser("agent", help="serve a built-in agent to play in remote matches")
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True)
+    serve_agent = agent_commands.add_parser("serve", help="serve a built-in agent, e.g. as an A2A agent")
+    serve_agent.add_argument("name", help="a built-in agent, e.g. concession")
+    serve_agent.add_argument("--transport", default="a2a", help="an installed transport that can serve agents")
+    serve_agent.add_argument("--host", default="127.0.0.1")
+    serve_agent.add_argument("--port", type=int, default=9001)
+    serve_agent.add_argument("--seed", type=int, default=0)
+
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True)
     for name, transport in sorted(registry.transports().items()):
@@ -151,6 +160,14 @@ async def _play(
     }
 
 
+def cmd_agent(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    transport = registry.transports().get(args.transport)
+    if transport is None or not hasattr(transport, "serve_agent"):
+        raise SystemExit(f"no installed transport {args.transport!r} can serve agents")
+    transport.serve_agent(make_agent(registry, args.name, args.seed), args.host, args.port)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     registry.transports()[args.serve_transport].serve(Arena(registry), args)
     return 0
@@ -198,6 +215,7 @@ COMMANDS: dict[str, Command] = {
     "agents": cmd_agents,
     "play": cmd_play,
     "serve": cmd_serve,
+    "agent": cmd_agent,
 }
 
 

@@ -1,0 +1,106 @@
+"""The arena as an A2A agent: one skill per arena operation, dispatched from data parts.
+
+A message whose data part is `{"operation": NAME, "arguments": {...}}` runs that operation (the
+same names and arguments as the MCP tools) and is answered with a data part holding the result
+or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text. Within
+one A2A context the server remembers the seat taken by start_game or join_game, so later calls
+in that context may leave out `match_id` and `token`: one context can carry a whole match.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.types import AgentCard, AgentSkill
+from starlette.applications import Starlette
+
+from negotiation_a2a import wire
+from negotiation_platform.agents.house import HouseSeats
+from negotiation_platform.arena import Arena
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.operations import OPERATIONS, run_operation
+
+HELP = (
+    "This agent is a negotiation arena. Send a message with a data part "
+    '{"operation": NAME, "arguments": {...}}; operations: ' + ", ".join(OPERATIONS) + ". "
+    'Start with {"operation": "list_games", "arguments": {}}, then start_game or join_game (the seat is '
+    "remembered in this context), then get_turn_state with wait_seconds, perform_action, get_result."
+)
+
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "list_games": {},
+    "get_game_rules": {"game_id": "split_100"},
+    "start_game": {"game_id": "split_100", "opponents": ["concession"]},
+    "join_game": {"match_id": "MATCH_ID", "name": "me"},
+    "get_turn_state": {"match_id": "MATCH_ID", "token": "TOKEN", "wait_seconds": 30},
+    "send_public_message": {"match_id": "MATCH_ID", "token": "TOKEN", "content": "Shall we split evenly?"},
+    "send_private_message": {"match_id": "MATCH_ID", "token": "TOKEN", "to": ["player_2"], "content": "psst"},
+    "perform_action": {"match_id": "MATCH_ID", "token": "TOKEN", "action_type": "propose", "payload": {"mine": 60}},
+    "get_result": {"match_id": "MATCH_ID"},
+    "list_matches": {},
+}
+
+
+def arena_card(base_url: str) -> AgentCard:
+    skills = [
+        AgentSkill(
+            id=name,
+            name=name,
+            description=operation.description,
+            tags=["negotiation", "arena"],
+            examples=[json.dumps({"operation": name, "arguments": EXAMPLES[name]})],
+            input_modes=["application/json"],
+            output_modes=["application/json"],
+        )
+        for name, operation in OPERATIONS.items()
+    ]
+    return wire.agent_card(
+        "negotiation-platform arena",
+        "Play negotiation games: every arena operation is a skill, called with a data part "
+        '{"operation": NAME, "arguments": {...}}.',
+        base_url,
+        skills,
+    )
+
+
+class ArenaExecutor(AgentExecutor):
+    """Runs arena operations from A2A messages; each message gets exactly one reply message."""
+
+    def __init__(self, house: HouseSeats) -> None:
+        self.house = house
+        self._seats: dict[str, dict[str, str]] = {}
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        message = context.message
+        requests = [
+            d for d in (wire.data_parts(message) if message else []) if isinstance(d, dict) and "operation" in d
+        ]
+        if not requests:
+            await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
+            return
+        result = await self._run(context.context_id or "", requests[0])
+        await event_queue.enqueue_event(wire.reply([wire.data(result)], context.context_id))
+
+    async def _run(self, context_id: str, request: dict[str, Any]) -> dict[str, Any]:
+        name, arguments = request.get("operation"), request.get("arguments", {})
+        operation = OPERATIONS.get(name) if isinstance(name, str) else None
+        if operation is not None and operation.seat and isinstance(arguments, dict):
+            arguments = {**self._seats.get(context_id, {}), **arguments}
+        try:
+            result = await run_operation(self.house, name, arguments)  # type: ignore[arg-type]
+        except NegotiationError as refusal:
+            return refusal.to_dict()
+        if name in ("start_game", "join_game"):
+            match_id = result.get("match_id", arguments.get("match_id"))
+            self._seats[context_id] = {"match_id": match_id, "token": result["token"]}
+        return result
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Operations finish quickly (or wait at most MAX_WAIT_SECONDS): nothing to cancel."""
+
+
+def build_arena_app(arena: Arena, base_url: str) -> Starlette:
+    return wire.a2a_app(ArenaExecutor(HouseSeats(arena)), arena_card(base_url))

@@ -1,0 +1,176 @@
+"""A2A clients: `A2aArena` plays through an arena served over A2A; `RemoteA2aAgent` seats a remote agent.
+
+`RemoteA2aAgent` is an `Agent` whose decisions come from an A2A peer: on its turn the arena sends
+the peer the turn state (as data and as the game's prompt text) within one A2A context per
+match, and reads the reply (a data part with `action_type` and `payload`, or text holding JSON,
+read with the games' tolerant parser). A reply that is late, unreadable or refused becomes a
+forfeit: the driver plays the spec's default action and the reason goes into the event log.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from a2a.client import A2ACardResolver, ClientConfig
+from a2a.types import AgentCard, Message
+
+from negotiation_a2a import wire
+from negotiation_platform.agents.base import Decision, OutgoingMessage
+from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.json_response import extract_action
+
+REPLY_SECONDS = 30.0
+"""How long a remote agent may think before its move is forfeited."""
+CALL_SECONDS = MAX_WAIT_SECONDS + 30.0
+
+MOVE_FORMAT = (
+    'Answer with a data part {"action_type": NAME, "payload": {...}, "messages": [{"content": TEXT, "to": null}]} '
+    "or with text holding the JSON object of your action."
+)
+
+
+class A2aArena:
+    """Implements `ArenaApi` by sending operations to an arena served over A2A, in one context."""
+
+    def __init__(self, client: Any, context_id: str | None = None) -> None:
+        self.client = client
+        self.context_id = context_id or uuid.uuid4().hex
+
+    async def call(self, operation: str, **arguments: Any) -> dict[str, Any]:
+        args = {k: v for k, v in arguments.items() if v is not None}
+        answer = await wire.ask(
+            self.client, [wire.data({"operation": operation, "arguments": args})], self.context_id, CALL_SECONDS
+        )
+        found = [d for d in wire.data_parts(answer) if isinstance(d, dict)]
+        if not found:
+            raise RuntimeError(f"the arena answered without data: {wire.text_of(answer)!r}")
+        result: dict[str, Any] = found[0]
+        if "error" in result:
+            error = result["error"]
+            raise NegotiationError(ErrorCode(error["code"]), error["message"], **error.get("details", {}))
+        return result
+
+    async def list_games(self) -> dict[str, Any]:
+        return await self.call("list_games")
+
+    async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.call("get_game_rules", game_id=game_id, config=config)
+
+    async def start_game(
+        self,
+        game_id: str,
+        config: dict[str, Any] | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+        opponents: list[str] | None = None,
+    ) -> dict[str, Any]:
+        return await self.call("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
+
+    async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]:
+        return await self.call("join_game", match_id=match_id, name=name)
+
+    async def get_turn_state(
+        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+    ) -> dict[str, Any]:
+        return await self.call("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
+
+    async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
+        return await self.call("send_public_message", match_id=match_id, token=token, content=content)
+
+    async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
+        return await self.call("send_private_message", match_id=match_id, token=token, to=to, content=content)
+
+    async def perform_action(
+        self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return await self.call(
+            "perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload or {}
+        )
+
+    async def get_result(self, match_id: str) -> dict[str, Any]:
+        return await self.call("get_result", match_id=match_id)
+
+    async def list_matches(self) -> dict[str, Any]:
+        return await self.call("list_matches")
+
+
+@asynccontextmanager
+async def connect(url: str, http: httpx.AsyncClient | None = None) -> AsyncIterator[A2aArena]:
+    """An `A2aArena` for the arena agent at `url` (its card is read from /.well-known/agent-card.json)."""
+    async with _http(http) as client_http:
+        client = await wire.open_client(url, ClientConfig(httpx_client=client_http, streaming=False))
+        try:
+            yield A2aArena(client)
+        finally:
+            await client.close()
+
+
+@asynccontextmanager
+async def _http(given: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncClient]:
+    if given is not None:
+        yield given
+        return
+    async with httpx.AsyncClient(timeout=httpx.Timeout(CALL_SECONDS)) as fresh:
+        yield fresh
+
+
+def read_move(answer: Message) -> Decision | None:
+    """The move in a remote agent's reply, or None when none can be read."""
+    for part in wire.data_parts(answer):
+        if isinstance(part, dict) and ("action_type" in part or "type" in part):
+            return _decision(part)
+    action = extract_action(wire.text_of(answer))
+    return None if action is None else _decision(action)
+
+
+def _decision(raw: dict[str, Any]) -> Decision | None:
+    action = raw.get("action_type", raw.get("type"))
+    payload = raw.get("payload")
+    if payload is None:
+        payload = {k: v for k, v in raw.items() if k not in ("action_type", "type", "messages")}
+    messages = raw.get("messages") or []
+    if (action is not None and not isinstance(action, str)) or not isinstance(payload, dict):
+        return None
+    if not isinstance(messages, list) or not all(
+        isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages
+    ):
+        return None
+    outgoing = [OutgoingMessage(m["content"], m.get("to")) for m in messages]
+    return Decision(messages=outgoing, action=action, payload=payload)
+
+
+class RemoteA2aAgent:
+    """A seat played by a remote A2A agent; one A2A context per match."""
+
+    def __init__(
+        self, seed: int = 0, name: str = "a2a", target: str = "", reply_seconds: float = REPLY_SECONDS
+    ) -> None:
+        if not target.startswith(("http://", "https://")):
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"a2a agents need an http(s) URL, got {target!r}")
+        self.name = name
+        self.target = target
+        self.reply_seconds = reply_seconds
+        self.context_id = uuid.uuid4().hex
+        self._card: AgentCard | None = None
+
+    async def decide(self, turn: dict[str, Any]) -> Decision:
+        if "refusal" in turn:
+            return Decision(forfeit=f"illegal move: {turn['refusal']['error']['message']}")
+        parts = [wire.data({"turn_state": turn}), wire.text(f"{turn.get('prompt', '')}\n\n{MOVE_FORMAT}")]
+        try:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(self.reply_seconds + 5)) as http:
+                if self._card is None:  # read the card once per match
+                    self._card = await A2ACardResolver(http, self.target).get_agent_card()
+                client = await wire.open_client(self._card, ClientConfig(httpx_client=http, streaming=False))
+                answer = await wire.ask(client, parts, self.context_id, self.reply_seconds)
+        except TimeoutError:
+            return Decision(forfeit=f"late reply: no answer within {self.reply_seconds:g} s")
+        except Exception as exc:
+            return Decision(forfeit=f"unreachable agent: {type(exc).__name__}")
+        move = read_move(answer)
+        return move if move is not None else Decision(forfeit="malformed reply: no move could be read")

@@ -1,0 +1,63 @@
+"""Entry-point target: the A2A transport (`serve a2a`, `agent serve`, `play --via a2a:URL`) and the
+`a2a` agent kind that seats a remote A2A agent (`--agents a2a:http://127.0.0.1:9001`)."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from negotiation_platform.agents.base import Agent
+from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.registry import hookimpl
+
+VIA_PREFIX = "a2a:"
+
+
+def remote_agent(seed: int = 0, name: str = "a2a", target: str = "") -> Agent:
+    """A seat played by the remote A2A agent at `target` (imported lazily: a2a-sdk is heavy)."""
+    from negotiation_a2a.client import RemoteA2aAgent
+
+    return RemoteA2aAgent(seed=seed, name=name, target=target)
+
+
+class A2aTransport:
+    name = "a2a"
+    summary = "serve the arena as an A2A agent (agent card + JSON-RPC)"
+
+    def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
+        parser.add_argument("--port", type=int, default=9000)
+        parser.add_argument("--public-url", default=None, help="base URL written into the agent card")
+
+    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
+        from negotiation_a2a.arena_server import build_arena_app
+        from negotiation_a2a.serving import run
+
+        base = args.public_url or f"http://{args.host}:{args.port}"
+        run(build_arena_app(arena, base), args.host, args.port, f"arena A2A agent on {base}")
+
+    def serve_agent(self, agent: Agent, host: str, port: int) -> None:
+        from negotiation_a2a.agent_server import build_agent_app
+        from negotiation_a2a.serving import run
+
+        base = f"http://{host}:{port}"
+        run(build_agent_app(agent, base), host, port, f"{agent.name} A2A agent on {base}")
+
+    def connects_to(self, via: str) -> bool:
+        return via.startswith(VIA_PREFIX)
+
+    def connect(self, via: str) -> AbstractAsyncContextManager[ArenaApi]:
+        from negotiation_a2a.client import connect
+
+        return connect(via.removeprefix(VIA_PREFIX))
+
+
+@hookimpl
+def register_transports() -> dict[str, Any]:
+    return {"a2a": A2aTransport()}
+
+
+@hookimpl
+def register_agents() -> dict[str, Any]:
+    return {"a2a": remote_agent}

@@ -1,0 +1,119 @@
+"""A2A plumbing shared by the servers and clients: messages with data parts, cards, apps, one request.
+
+a2a-sdk 1.x types are protobuf messages, and a data part stores every number as a double, so
+data read from a part has its whole floats turned back into ints (`plain`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from a2a.client import Client, ClientConfig, create_client
+from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+)
+from starlette.applications import Starlette
+
+JSONRPC_PATH = "/a2a/jsonrpc"
+REST_PATH = "/a2a/rest"
+
+
+def plain(value: Any) -> Any:
+    """Data read from a protobuf part, with whole floats back as ints (7.0 → 7)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def data_parts(message: Message) -> list[Any]:
+    return [plain(d) for d in get_data_parts(message.parts)]
+
+
+def text_of(message: Message) -> str:
+    return "\n".join(get_text_parts(message.parts))
+
+
+def reply(parts: list[Part], context_id: str | None) -> Message:
+    return new_message(parts, context_id=context_id, role=Role.ROLE_AGENT)
+
+
+def data(value: Any) -> Part:
+    return new_data_part(value)
+
+
+def text(value: str) -> Part:
+    return new_text_part(value)
+
+
+def agent_card(name: str, description: str, base_url: str, skills: list[AgentSkill]) -> AgentCard:
+    base = base_url.rstrip("/")
+    return AgentCard(
+        name=name,
+        description=description,
+        version="0.1.0",
+        supported_interfaces=[
+            AgentInterface(protocol_binding="JSONRPC", protocol_version="1.0", url=base + JSONRPC_PATH),
+            AgentInterface(protocol_binding="HTTP+JSON", protocol_version="1.0", url=base + REST_PATH),
+        ],
+        capabilities=AgentCapabilities(streaming=False, push_notifications=False),
+        default_input_modes=["application/json", "text/plain"],
+        default_output_modes=["application/json", "text/plain"],
+        skills=skills,
+    )
+
+
+def a2a_app(executor: AgentExecutor, card: AgentCard) -> Starlette:
+    """The agent card at /.well-known/agent-card.json, JSON-RPC and REST endpoints."""
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    return Starlette(
+        routes=[
+            *create_agent_card_routes(card),
+            *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH),
+            *create_rest_routes(handler, path_prefix=REST_PATH),
+        ]
+    )
+
+
+async def open_client(agent: str | AgentCard, config: ClientConfig) -> Client:
+    """A client for the agent at a URL (its card is fetched) or described by a card already read."""
+    return await create_client(agent, client_config=config)
+
+
+async def ask(client: Client, parts: list[Part], context_id: str, timeout: float) -> Message:
+    """Send one user message in `context_id` and return the agent's reply message (or its task's)."""
+    message = Message(role=Role.ROLE_USER, parts=parts, message_id=uuid.uuid4().hex, context_id=context_id)
+    request = SendMessageRequest(message=message, configuration=SendMessageConfiguration())
+
+    async def first_reply() -> Message:
+        async for event in client.send_message(request):
+            kind = event.WhichOneof("payload")
+            if kind == "message":
+                return event.message
+            if kind == "task":
+                task = event.task
+                if task.status.HasField("message"):
+                    return task.status.message
+                parts_out = [p for artifact in task.artifacts for p in artifact.parts]
+                return new_message(parts_out, context_id=context_id)
+        raise ValueError("the agent sent no reply")
+
+    return await asyncio.wait_for(first_reply(), timeout)
