@@ -13,6 +13,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any, cast
 
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from negotiation_platform.agents.base import Agent
@@ -54,6 +55,15 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     play.add_argument(
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
+
+    simulate = sub.add_parser("simulate", help="run many matches at once with the game's JAX kernel")
+    simulate.add_argument("game")
+    simulate.add_argument("--batch", type=int, default=4096, help="matches stepped together")
+    simulate.add_argument("--steps", type=int, default=1000, help="env-steps per match (finished matches restart)")
+    simulate.add_argument("--policy", choices=["random"], default="random")
+    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
+    simulate.add_argument("--json", action="store_true")
 
     agent = sub.add_parser("agent", help="serve a built-in agent to play in remote matches")
     agent_commands = agent.add_subparsers(dest="agent_command", required=True)
@@ -160,6 +170,37 @@ async def _play(
     }
 
 
+def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    try:
+        from negotiation_platform.kernels.simulate import simulate
+    except ImportError as exc:
+        raise SystemExit(str(exc)) from None
+    if args.batch < 1 or args.steps < 1:
+        raise SystemExit("--batch and --steps must be positive")
+    with Progress(console=Console(stderr=True), transient=True, disable=args.json) as bar:
+        task = bar.add_task(f"simulating {args.game}", total=args.steps)
+        report = simulate(
+            registry,
+            args.game,
+            batch=args.batch,
+            steps=args.steps,
+            seed=args.seed,
+            config=args.config,
+            progress=lambda done: bar.update(task, completed=done),
+        )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        console.print(
+            f"{report['game']}: {report['env_steps']:,} env-steps ({report['batch']:,} matches x {report['steps']:,}), "
+            f"{report['env_steps_per_second']:,.0f} env-steps/s after compilation "
+            f"({report['first_chunk_seconds']:.2f} s first chunk), {report['episodes_finished']:,} matches finished, "
+            f"mean return {[round(x, 2) for x in report['mean_return_per_episode']]} "
+            f"on {len(report['devices'])} device(s)"
+        )
+    return 0
+
+
 def cmd_agent(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     transport = registry.transports().get(args.transport)
     if transport is None or not hasattr(transport, "serve_agent"):
@@ -216,6 +257,7 @@ COMMANDS: dict[str, Command] = {
     "play": cmd_play,
     "serve": cmd_serve,
     "agent": cmd_agent,
+    "simulate": cmd_simulate,
 }
 
 

@@ -15,3 +15,11 @@ from negotiation_platform.registry.hookspecs import hookimpl
 @hookimpl
 def register_games() -> list[type[Any]]:
     return [Split100Game, AuctionGame, CompanyCarGame, ResourceAllocationGame, IntegrativeNegotiationsGame]
+
+
+@hookimpl
+def register_kernels() -> dict[str, str]:
+    return {
+        "split_100": "negotiation_platform.kernels.split100:Split100Env",
+        "company_car": "negotiation_platform.kernels.company_car:CompanyCarEnv",
+    }

@@ -34,3 +34,9 @@ def register_agents() -> dict[str, Any]:
 def register_transports() -> dict[str, Any]:
     """Return transports by name (e.g. "mcp", "a2a"): objects that can serve an arena."""
     raise NotImplementedError
+
+
+@hookspec
+def register_kernels() -> dict[str, str]:
+    """Return JAX kernels by game id, as import paths "module:Factory" (imported only when used)."""
+    raise NotImplementedError

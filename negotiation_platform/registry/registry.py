@@ -137,6 +137,10 @@ class Registry:
         """Transports by name."""
         return self._merge_named("register_transports")
 
+    def kernels(self) -> dict[str, str]:
+        """JAX kernel import paths by game id."""
+        return self._merge_named("register_kernels")
+
     # --- internals ------------------------------------------------------------------------
 
     def _call_each(self, hook_name: str) -> list[tuple[str, Any]]:

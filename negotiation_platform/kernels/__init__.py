@@ -1,0 +1,19 @@
+"""JAX kernels: batched utilities, exact outcome analysis and functional environments (needs the `jax` extra).
+
+Importing `negotiation_platform` never imports this package; importing this package imports JAX.
+Environments follow gymnax: pure `reset(key, params)` and `step(key, state, actions, params)`
+functions over arrays, usable under `jit`, `vmap` and `lax.scan`. Free-text messages are not
+modelled in kernels: a kernel plays the game's moves only (a coin game's talk phase is skipped).
+"""
+
+from __future__ import annotations
+
+try:
+    import jax  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("negotiation_platform.kernels needs JAX: pip install 'negotiation-platform[jax]'") from exc
+
+from negotiation_platform.kernels.env import Env, Step
+from negotiation_platform.kernels.registry import kernel_for, kernel_games
+
+__all__ = ["Env", "Step", "kernel_for", "kernel_games"]

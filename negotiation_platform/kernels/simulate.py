@@ -1,0 +1,65 @@
+"""Simulation runs behind `negotiation-platform simulate`: a sharded batch, stepped in timed chunks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from negotiation_platform.kernels.registry import kernel_for
+from negotiation_platform.kernels.rollout import reset_batch, rollout
+from negotiation_platform.kernels.sharding import shard_batch
+from negotiation_platform.registry import Registry
+
+
+def simulate(
+    registry: Registry,
+    game_id: str,
+    *,
+    batch: int,
+    steps: int,
+    seed: int = 0,
+    config: dict[str, Any] | None = None,
+    chunk: int = 100,
+    progress: Callable[[int], None] = lambda done: None,
+) -> dict[str, Any]:
+    """Step `batch` matches `steps` times with the random policy; the first chunk (compilation) is timed apart."""
+    env, params = kernel_for(registry, game_id, config)
+    key = jax.random.key(seed)
+    key, reset_key = jax.random.split(key)
+    _, state = reset_batch(env, reset_key, params, batch)
+    devices = jax.devices()
+    if len(devices) > 1 and batch % len(devices) == 0:
+        state = shard_batch(state, devices)
+    totals, episodes, done_steps = None, 0, 0
+    first_chunk_seconds, steady_seconds, steady_steps = 0.0, 0.0, 0
+    while done_steps < steps:
+        size = min(chunk, steps - done_steps)
+        key, chunk_key = jax.random.split(key)
+        started = time.perf_counter()
+        state, rewards, finished = rollout(env, params, chunk_key, state, size)
+        jax.block_until_ready(state)
+        elapsed = time.perf_counter() - started
+        if done_steps == 0:
+            first_chunk_seconds = elapsed
+        else:
+            steady_seconds += elapsed
+            steady_steps += size
+        totals = rewards if totals is None else totals + rewards
+        episodes += int(finished)
+        done_steps += size
+        progress(done_steps)
+    rate_steps, rate_seconds = (steady_steps, steady_seconds) if steady_steps else (done_steps, first_chunk_seconds)
+    return {
+        "game": game_id,
+        "batch": batch,
+        "steps": steps,
+        "env_steps": batch * steps,
+        "first_chunk_seconds": round(first_chunk_seconds, 4),
+        "env_steps_per_second": batch * rate_steps / rate_seconds,
+        "episodes_finished": episodes,
+        "mean_return_per_episode": [float(x) / max(episodes, 1) for x in (totals if totals is not None else [])],
+        "devices": [str(d) for d in devices],
+    }

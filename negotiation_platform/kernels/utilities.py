@@ -1,0 +1,71 @@
+"""Batched utility functions of the built-in games: a batch of outcomes → every player's utility.
+
+The environments score with these, and outcome analysis enumerates outcome spaces through them,
+so a game's payoff rule exists once on the JAX side. Formulas follow GAMES.md; every array
+argument may carry any leading batch shape.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def decayed(batna: jax.Array, decay: jax.Array, round_number: jax.Array) -> jax.Array:
+    """batna × (1 − decay) ** (round − 1)."""
+    return batna * (1.0 - decay) ** (round_number - 1)
+
+
+def split_100_utilities(
+    share0: jax.Array, agreed: jax.Array, round_number: jax.Array, total: float, discount: jax.Array
+) -> jax.Array:
+    """[..., 2]: seat 0 gets `share0`, seat 1 the rest, times discount ** (round − 1); 0 without a deal."""
+    factor = discount ** (round_number - 1)
+    split = jnp.stack([share0, total - share0], axis=-1) * factor[..., None]
+    return jnp.where(agreed[..., None], split, 0.0)
+
+
+def company_car_utilities(
+    price: jax.Array,
+    round_number: jax.Array,
+    agreed: jax.Array,
+    buyer_seat: jax.Array,
+    buyer_batna: jax.Array,
+    seller_batna: jax.Array,
+    buyer_decay: jax.Array,
+    seller_decay: jax.Array,
+) -> jax.Array:
+    """[..., 2] by seat: utility = BATNA(r) + surplus (buyer: BATNA − p, seller: p − BATNA); 0 without a deal."""
+    buyer_b = decayed(buyer_batna, buyer_decay, round_number)
+    seller_b = decayed(seller_batna, seller_decay, round_number)
+    buyer_u = buyer_b + (buyer_b - price)
+    seller_u = seller_b + (price - seller_b)
+    seat0 = jnp.where(buyer_seat == 0, buyer_u, seller_u)
+    seat1 = jnp.where(buyer_seat == 0, seller_u, buyer_u)
+    return jnp.where(agreed[..., None], jnp.stack([seat0, seat1], axis=-1), 0.0)
+
+
+def resource_allocation_utilities(gpu_hours: jax.Array, cpu_hours: jax.Array, coefficients: jax.Array) -> jax.Array:
+    """[..., 2] by role (development, marketing): coefficients[role] · (gpu, cpu)."""
+    plan = jnp.stack([gpu_hours, cpu_hours], axis=-1)
+    return plan @ coefficients.T
+
+
+def integrative_utilities(choices: jax.Array, weights: jax.Array, points: jax.Array) -> jax.Array:
+    """[..., 2] by role (IT, Marketing): Σ_issue weight × points of the chosen option.
+
+    choices: int[..., issues] option indices; weights: [2, issues]; points: [2, issues, options].
+    """
+    issues = jnp.arange(points.shape[1])
+    chosen = points[:, issues, choices]  # [2, ..., issues]
+    return jnp.moveaxis(jnp.sum(chosen * weights.reshape((2,) + (1,) * (chosen.ndim - 2) + (-1,)), axis=-1), 0, -1)
+
+
+def auction_utilities(bids: jax.Array, values: jax.Array, second_price: bool) -> jax.Array:
+    """[..., n]: the highest bid wins (ties: the lowest index, i.e. the earliest) and pays its bid or the second."""
+    winner = jnp.argmax(bids, axis=-1)
+    top = jnp.max(bids, axis=-1)
+    second = jnp.sort(bids, axis=-1)[..., -2] if bids.shape[-1] > 1 else jnp.zeros_like(top)
+    price = second if second_price else top
+    won = jax.nn.one_hot(winner, bids.shape[-1], dtype=bool)
+    return jnp.where(won, values - price[..., None], 0.0)

@@ -1,0 +1,234 @@
+"""JAX twins of the four coin games (imported only when a kernel is asked for; needs JAX).
+
+One env step is one round's simultaneous split: actions are int32[2, items] claims. The talk
+phase is free text and is not modelled. All of a match's randomness (the starting agent, each
+round's stock, values and hands) is drawn up front by `draws`, so `init_state` can also be fed
+the engine's own draws.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from negotiation_coin_games.variants import value_vectors
+from negotiation_platform.kernels.env import Step
+
+HANDS = ("rock", "paper", "scissors")
+
+
+def proportional_allocation(claims: jax.Array, stock: jax.Array) -> jax.Array:
+    """[..., 2, items]: each agent gets stock · claim / max(stock, Σ claims)."""
+    scale = jnp.maximum(stock, claims.sum(axis=-2))[..., None, :]
+    return jnp.where(scale > 0, stock[..., None, :] * claims / jnp.where(scale > 0, scale, 1.0), 0.0)
+
+
+def exact_allocation(claims: jax.Array, stock: jax.Array) -> jax.Array:
+    """[..., 2, items]: the claims if together they take exactly the whole stock of every item, else nothing."""
+    deal = jnp.all(claims.sum(axis=-2) == stock, axis=-1)
+    return jnp.where(deal[..., None, None], claims, 0.0)
+
+
+def coin_rewards(claims: jax.Array, values: jax.Array, stock: jax.Array, exact: bool) -> jax.Array:
+    """[..., 2]: Σ_items allocation × own per-unit value (the batched utility of a round)."""
+    allocation = exact_allocation(claims, stock) if exact else proportional_allocation(claims, stock)
+    return jnp.sum(allocation * values, axis=-1)
+
+
+class Draws(NamedTuple):
+    first_starter: jax.Array
+    stock: jax.Array
+    """f32[rounds, items]"""
+    values: jax.Array
+    """f32[rounds, 2, items]"""
+    hands: jax.Array
+    """int32[rounds, 2] (trust-and-split; zeros elsewhere)"""
+
+
+class State(NamedTuple):
+    round: jax.Array
+    draws: Draws
+    totals: jax.Array
+    done: jax.Array
+
+
+class CoinEnv:
+    """The shared round structure; variants draw the rounds and say what an agent observes."""
+
+    game_id = ""
+    num_agents = 2
+    exact = False
+
+    def __init__(self, config: Any, items: int = 1) -> None:
+        self.config = config
+        self.rounds = config.rounds
+        self.items = items
+
+    @classmethod
+    def from_config(cls, config: Any) -> tuple[CoinEnv, None]:
+        return cls(config), None
+
+    def default_params(self) -> None:
+        return None
+
+    def starters(self, first_starter: jax.Array) -> jax.Array:
+        """int32[rounds]: the starting agent of each round (drawn once, then alternating)."""
+        return (first_starter + jnp.arange(self.rounds)) % 2
+
+    def draws(self, key: jax.Array, params: None) -> Draws:
+        first_key, round_key = jax.random.split(key)
+        first = jax.random.randint(first_key, (), 0, 2, dtype=jnp.int32)
+        stock, values, hands = self.draw_rounds(round_key, self.starters(first))
+        return Draws(first, stock, values, hands)
+
+    def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        raise NotImplementedError
+
+    def coin_stock(self) -> jax.Array:
+        return jnp.full((self.rounds, 1), float(self.config.coins))
+
+    def init_state(self, params: None, draws: Draws) -> State:
+        return State(jnp.int32(0), draws, jnp.zeros(2, jnp.float32), jnp.bool_(False))
+
+    def reset(self, key: jax.Array, params: None) -> tuple[Any, State]:
+        state = self.init_state(params, self.draws(key, params))
+        return self.observe(state), state
+
+    def private(self, state: State, r: jax.Array) -> jax.Array:
+        """f32[2, k]: what each agent knows of values this round."""
+        return state.draws.values[r]
+
+    def observe(self, state: State) -> dict[str, jax.Array]:
+        r = jnp.minimum(state.round, self.rounds - 1)
+        starter = self.starters(state.draws.first_starter)[r]
+        stock = state.draws.stock[r]
+        features = jnp.concatenate(
+            [
+                jnp.broadcast_to(state.round / self.rounds, (2, 1)),
+                (jnp.arange(2) == starter).astype(jnp.float32)[:, None],
+                jnp.broadcast_to(stock, (2, self.items)),
+                self.private(state, r),
+            ],
+            axis=-1,
+        )
+        return {"features": features, "max_claim": jnp.broadcast_to(stock, (2, self.items))}
+
+    def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
+        r = jnp.minimum(state.round, self.rounds - 1)
+        stock = state.draws.stock[r]
+        claims = jnp.clip(actions.astype(jnp.float32), 0.0, self.max_claim())
+        rewards = jnp.where(state.done, 0.0, coin_rewards(claims, state.draws.values[r], stock, self.exact))
+        next_round = state.round + jnp.where(state.done, 0, 1)
+        new = State(next_round, state.draws, state.totals + rewards, next_round >= self.rounds)
+        return Step(self.observe(new), new, rewards, new.done, {"totals": new.totals})
+
+    def max_claim(self) -> float:
+        return float(self.config.coins)
+
+    def sample_actions(self, key: jax.Array, state: State, params: None) -> jax.Array:
+        stock = state.draws.stock[jnp.minimum(state.round, self.rounds - 1)]
+        draws = jax.random.uniform(key, (2, self.items))
+        return jnp.floor(draws * (stock + 1)).astype(jnp.int32)
+
+
+class CoinsClassicEnv(CoinEnv):
+    game_id = "coins_classic"
+
+    def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        low, high = self.config.value_low, self.config.value_high
+        values = jax.random.randint(key, (self.rounds, 2, 1), low, high + 1).astype(jnp.float32)
+        return self.coin_stock(), values, jnp.zeros((self.rounds, 2), jnp.int32)
+
+
+class TrustAndSplitEnv(CoinEnv):
+    game_id = "trust_and_split"
+
+    def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        first_key, offset_key = jax.random.split(key)
+        first_hand = jax.random.randint(first_key, (self.rounds,), 0, 3)
+        if self.config.hands == "alternating":  # the starter wins: its hand beats the other's
+            winner_hand, loser_hand = first_hand, (first_hand + 2) % 3
+            seat0 = jnp.where(starters == 0, winner_hand, loser_hand)
+            seat1 = jnp.where(starters == 0, loser_hand, winner_hand)
+        else:  # an ordered pair of different hands, uniformly (as drawing until they differ)
+            seat0 = first_hand
+            seat1 = (first_hand + 1 + jax.random.randint(offset_key, (self.rounds,), 0, 2)) % 3
+        hands = jnp.stack([seat0, seat1], axis=-1).astype(jnp.int32)
+        return self.coin_stock(), self.values_of(hands), hands
+
+    def values_of(self, hands: jax.Array) -> jax.Array:
+        """f32[rounds, 2, 1]: the winner of each hand values coins high, the loser low."""
+        seat0_wins = (hands[:, 0] + 2) % 3 == hands[:, 1]  # rock(0) beats scissors(2), …
+        high, low = float(self.config.winner_value), float(self.config.loser_value)
+        return jnp.stack([jnp.where(seat0_wins, high, low), jnp.where(seat0_wins, low, high)], axis=-1)[..., None]
+
+    def private(self, state: State, r: jax.Array) -> jax.Array:
+        return jax.nn.one_hot(state.draws.hands[r], 3)
+
+
+class NoPressEnv(CoinEnv):
+    game_id = "no_press"
+
+    def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        low, high = float(self.config.starter_value), float(self.config.other_value)
+        seat0 = jnp.where(starters == 0, low, high)
+        seat1 = jnp.where(starters == 0, high, low)
+        values = jnp.stack([seat0, seat1], axis=-1)[..., None]
+        return self.coin_stock(), values, jnp.zeros((self.rounds, 2), jnp.int32)
+
+    def private(self, state: State, r: jax.Array) -> jax.Array:
+        return jnp.broadcast_to(state.draws.values[r].reshape(1, 2), (2, 2))  # public values
+
+
+def dond_tables(config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every admissible stock, and for each the admissible (values_a, values_b) pairs (padded)."""
+    counts_list, pairs_list = [], []
+    ranges = [range(config.min_count, config.max_count + 1)] * len(config.items)
+    for counts in itertools.product(*ranges):
+        if not config.min_total <= sum(counts) <= config.max_total:
+            continue
+        options = value_vectors(counts, config.value_total)
+        pairs = [
+            (a, b)
+            for a in options
+            for b in options
+            if all(x or y for x, y in zip(a, b, strict=True)) and any(x and y for x, y in zip(a, b, strict=True))
+        ]
+        if pairs:
+            counts_list.append(counts)
+            pairs_list.append(pairs)
+    width = max(len(p) for p in pairs_list)
+    padded = np.zeros((len(pairs_list), width, 2, len(config.items)), np.float32)
+    for i, pairs in enumerate(pairs_list):
+        padded[i, : len(pairs)] = pairs
+    return np.array(counts_list, np.float32), padded, np.array([len(p) for p in pairs_list], np.int32)
+
+
+class DealOrNoDealEnv(CoinEnv):
+    game_id = "deal_or_no_deal"
+    exact = True
+
+    def __init__(self, config: Any) -> None:
+        super().__init__(config, items=len(config.items))
+        counts, pairs, sizes = dond_tables(config)
+        self._counts, self._pairs, self._sizes = jnp.asarray(counts), jnp.asarray(pairs), jnp.asarray(sizes)
+
+    def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        stock_key, pair_key = jax.random.split(key)
+        which = jax.random.randint(stock_key, (self.rounds,), 0, self._counts.shape[0])
+        pick = jnp.floor(jax.random.uniform(pair_key, (self.rounds,)) * self._sizes[which]).astype(jnp.int32)
+        return self._counts[which], self._pairs[which, pick], jnp.zeros((self.rounds, 2), jnp.int32)
+
+    def max_claim(self) -> float:
+        return float(self.config.max_count)
+
+
+def dond_outcomes(stock: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, Any]:
+    """Every exact split of a stock (agent 0's share) and its utilities for both agents."""
+    shares = np.array(list(itertools.product(*(range(int(c) + 1) for c in stock))), np.float32)
+    utilities = jnp.stack([shares @ values[0], (stock - shares) @ values[1]], axis=-1)
+    return shares, utilities

@@ -1,0 +1,211 @@
+"""JAX kernels agree with the engine's games move for move; outcome analysis agrees with brute force."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from negotiation_platform.engine import EventKind, Match  # noqa: E402
+from negotiation_platform.games import CompanyCarGame, IntegrativeNegotiationsGame, ResourceAllocationGame, Split100Game  # noqa: E402
+from negotiation_platform.kernels import kernel_for  # noqa: E402
+from negotiation_platform.kernels.analysis import max_welfare, nash_point, pareto_mask  # noqa: E402
+from negotiation_platform.kernels.company_car import Draws as CarDraws  # noqa: E402
+from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes  # noqa: E402
+from negotiation_platform.kernels.rollout import reset_batch, rollout  # noqa: E402
+from negotiation_platform.kernels.utilities import auction_utilities  # noqa: E402
+from negotiation_platform.registry import Registry  # noqa: E402
+
+REGISTRY = Registry()
+PLAYERS = ["a", "b"]
+step_jit = {}
+
+
+def jitted_step(env):  # type: ignore[no-untyped-def]
+    if env not in step_jit:
+        step_jit[env] = jax.jit(env.step)
+    return step_jit[env]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    choices=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 100)), min_size=1, max_size=25),
+    rounds=st.integers(1, 6),
+    discount=st.sampled_from([1.0, 0.9]),
+)
+def test_split_100_kernel_matches_the_engine(seed, choices, rounds, discount) -> None:  # type: ignore[no-untyped-def]
+    config = {"rounds": rounds, "discount": discount}
+    match = Match(Split100Game, PLAYERS, config=config, seed=seed)
+    env, params = kernel_for(REGISTRY, "split_100", config)
+    state = env.init_state(params)
+    step = jitted_step(env)
+    for kind, mine in choices:
+        if match.finished:
+            break
+        player = match.acting()[0]
+        legal = [a.name for a in match.allowed_actions(player)]
+        name = legal[kind % len(legal)]
+        match.submit(player, name, {"mine": mine} if name == "propose" else {})
+        code = {"propose": mine, "accept": 101, "walk_away": 102}[name]
+        out = step(jax.random.key(0), state, jnp.array([code, code], jnp.int32), params)
+        state = out.state
+        assert bool(out.done) == match.finished
+    if match.finished:
+        assert match.result is not None
+        scores = [match.result.final_scores[p] for p in PLAYERS]
+        assert np.allclose(np.asarray(out.info["payoffs"]), scores, rtol=1e-6)
+
+
+def car_draws(match: Match, rounds: int) -> CarDraws:
+    """The engine's own draws (roles, who opens each round) in the kernel's form."""
+    buyer = match.game.game_data["role_assignments"]["buyer"]
+    openers = [PLAYERS.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
+    openers += [0] * (rounds - len(openers))
+    return CarDraws(jnp.int32(PLAYERS.index(buyer)), jnp.array(openers, jnp.int32))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    choices=st.lists(st.tuples(st.integers(0, 2), st.sampled_from([38000, 39500, 40000, 41000, 45000])), max_size=12),
+    rounds=st.integers(2, 5),
+)
+def test_company_car_kernel_matches_the_engine(seed, choices, rounds) -> None:  # type: ignore[no-untyped-def]
+    config = {"rounds": rounds}
+    match = Match(CompanyCarGame, PLAYERS, config=config, seed=seed)
+    env, params = kernel_for(REGISTRY, "company_car", config)
+    step = jitted_step(env)
+    planned = iter(choices)
+    moves, finished_after = [], []
+    while not match.finished:
+        kind, price = next(planned, (None, 0))
+        player = match.acting()[0]
+        legal = [a.name for a in match.allowed_actions(player)]
+        name = "reject" if kind is None else legal[kind % len(legal)]  # reject once the plan runs out
+        match.submit(player, name, {"price": price} if name == "offer" else {})
+        moves.append(({"offer": 0, "accept": 1, "reject": 2}[name], price))
+        finished_after.append(match.finished)
+    state = env.init_state(params, car_draws(match, rounds))  # the engine's draws, known once it has played
+    for (code, price), finished in zip(moves, finished_after, strict=True):
+        out = step(jax.random.key(0), state, jnp.array([[code, price]] * 2, jnp.float32), params)
+        state = out.state
+        assert bool(out.done) == finished
+    assert match.result is not None
+    scores = [match.result.final_scores[p] for p in PLAYERS]
+    assert np.allclose(np.asarray(out.info["payoffs"]), scores, rtol=1e-5)
+    assert bool(state.agreed) == match.result.game_data["agreement"]
+
+
+def brute_force_pareto(points: list[tuple[float, float]]) -> set[int]:
+    return {i for i, (x, y) in enumerate(points) if not any(a >= x and b >= y and (a > x or b > y) for a, b in points)}
+
+
+def test_integrative_frontier_nash_and_welfare_against_brute_force() -> None:
+    config = IntegrativeNegotiationsGame.Config()
+    _, utilities = integrative_outcomes(config)
+    game = IntegrativeNegotiationsGame(config)
+    names = list(config.issues)
+    plain = []
+    for combo in itertools.product(*(config.issues[n].options for n in names)):
+        proposal = dict(zip(names, combo, strict=True))
+        plain.append((game.role_utility("IT", proposal, 1), game.role_utility("Marketing", proposal, 1)))
+    assert np.allclose(np.asarray(utilities), plain, atol=1e-4)
+    frontier = {int(i) for i in np.nonzero(np.asarray(pareto_mask(utilities)))[0]}
+    assert frontier == brute_force_pareto(plain)
+    batnas = (27.0, 19.0)
+    nash = max(range(len(plain)), key=lambda i: (plain[i][0] - batnas[0]) * (plain[i][1] - batnas[1]))
+    assert plain[int(nash_point(utilities, jnp.array(batnas)))] == pytest.approx(plain[nash])
+    assert sum(plain[int(max_welfare(utilities))]) == pytest.approx(max(a + b for a, b in plain))
+    assert plain[int(nash_point(utilities, jnp.array(batnas)))] == pytest.approx((45.0, 45.0))
+
+
+def test_resource_allocation_grid_frontier() -> None:
+    plans, utilities = resource_allocation_outcomes(ResourceAllocationGame.Config())
+    frontier = np.asarray(plans)[np.asarray(pareto_mask(utilities))]
+    assert len(plans) > 3000 and all(x + y == 95 for x, y in frontier)  # bandwidth binds: 4(x + y) <= 380
+    assert int(nash_point(utilities, jnp.array([10_000.0, 10_000.0]))) == -1  # nothing beats huge BATNAs
+
+
+def test_auction_utilities_first_and_second_price() -> None:
+    bids = jnp.array([[10.0, 30.0, 30.0], [5.0, 1.0, 0.0]])
+    values = jnp.array([[50.0, 60.0, 70.0], [9.0, 9.0, 9.0]])
+    assert np.allclose(auction_utilities(bids, values, second_price=False), [[0, 30, 0], [4, 0, 0]])
+    assert np.allclose(auction_utilities(bids, values, second_price=True), [[0, 30, 0], [8, 0, 0]])
+
+
+def test_kernels_are_pure_under_jit_vmap_and_scan() -> None:
+    env, params = kernel_for(REGISTRY, "company_car")
+    _, state = reset_batch(env, jax.random.key(3), params, 64)
+    first = rollout(env, params, jax.random.key(4), state, 20)
+    again = rollout(env, params, jax.random.key(4), state, 20)
+    assert all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(first), jax.tree.leaves(again), strict=True))
+    assert int(first[2]) > 0
+
+
+SHARDED = """
+import json, jax, numpy as np
+from negotiation_platform.registry import Registry
+from negotiation_platform.kernels import kernel_for
+from negotiation_platform.kernels.rollout import reset_batch, rollout
+from negotiation_platform.kernels.sharding import shard_batch
+env, params = kernel_for(Registry(), "split_100")
+_, state = reset_batch(env, jax.random.key(0), params, 64)
+plain = rollout(env, params, jax.random.key(1), state, 30)
+sharded_state = shard_batch(state)
+sharded = rollout(env, params, jax.random.key(1), sharded_state, 30)
+print(json.dumps({
+    "devices": len(jax.devices()),
+    "placed_on": len(sharded[0].turn.sharding.device_set),
+    "equal": all(np.array_equal(a, b) for a, b in zip(jax.tree.leaves(plain), jax.tree.leaves(sharded))),
+}))
+"""
+
+
+def test_batches_shard_over_four_cpu_devices() -> None:
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    done = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"devices": 4, "placed_on": 4, "equal": True}
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "negotiation_platform.cli.main",
+            "simulate",
+            "split_100",
+            "--batch",
+            "64",
+            "--steps",
+            "20",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert cli.returncode == 0, cli.stderr
+    report = json.loads(cli.stdout)
+    assert len(report["devices"]) == 4 and report["env_steps"] == 64 * 20 and report["env_steps_per_second"] > 0
+
+
+def test_core_imports_no_heavy_dependency() -> None:
+    code = (
+        "import sys, negotiation_platform.cli.main, negotiation_platform.arena\n"
+        "from negotiation_platform.registry import Registry\n"
+        "r = Registry(); r.games(); r.transports(); r.agents(); r.kernels()\n"
+        "print([m for m in ('jax', 'mcp', 'a2a') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
