@@ -21,6 +21,7 @@ from a2a.types import AgentCard, Message
 from negotiation_a2a import wire
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.json_response import extract_action
 
@@ -34,7 +35,7 @@ MOVE_FORMAT = (
 )
 
 
-class A2aArena:
+class A2aArena(RemoteArena):
     """Implements `ArenaApi` by sending operations to an arena served over A2A, in one context."""
 
     def __init__(self, client: Any, context_id: str | None = None) -> None:
@@ -54,49 +55,6 @@ class A2aArena:
             error = result["error"]
             raise NegotiationError(ErrorCode(error["code"]), error["message"], **error.get("details", {}))
         return result
-
-    async def list_games(self) -> dict[str, Any]:
-        return await self.call("list_games")
-
-    async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await self.call("get_game_rules", game_id=game_id, config=config)
-
-    async def start_game(
-        self,
-        game_id: str,
-        config: dict[str, Any] | None = None,
-        seed: int | None = None,
-        name: str | None = None,
-        opponents: list[str] | None = None,
-    ) -> dict[str, Any]:
-        return await self.call("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
-
-    async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]:
-        return await self.call("join_game", match_id=match_id, name=name)
-
-    async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
-    ) -> dict[str, Any]:
-        return await self.call("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
-
-    async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
-        return await self.call("send_public_message", match_id=match_id, token=token, content=content)
-
-    async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
-        return await self.call("send_private_message", match_id=match_id, token=token, to=to, content=content)
-
-    async def perform_action(
-        self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        return await self.call(
-            "perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload or {}
-        )
-
-    async def get_result(self, match_id: str) -> dict[str, Any]:
-        return await self.call("get_result", match_id=match_id)
-
-    async def list_matches(self) -> dict[str, Any]:
-        return await self.call("list_matches")
 
 
 @asynccontextmanager

@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
 from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 READ_TIMEOUT_SECONDS = MAX_WAIT_SECONDS + 30.0
@@ -43,61 +44,19 @@ def _refusal(result: CallToolResult) -> Exception:
     return NegotiationError(code, error.get("message", ""), **error.get("details", {}))
 
 
-class McpArena:
+class McpArena(RemoteArena):
     """Implements `ArenaApi` by calling the MCP server's tools."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
 
-    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+    async def call(self, operation: str, **arguments: Any) -> dict[str, Any]:
+        """Call the tool named after the operation; a tool error is raised as the arena's refusal."""
         args = {k: v for k, v in arguments.items() if v is not None}
-        result = await self.client.call_tool(tool, args, read_timeout_seconds=READ_TIMEOUT_SECONDS)
+        result = await self.client.call_tool(operation, args, read_timeout_seconds=READ_TIMEOUT_SECONDS)
         if result.is_error:
             raise _refusal(result)
         return dict(result.structured_content or {})
-
-    async def list_games(self) -> dict[str, Any]:
-        return await self.call("list_games")
-
-    async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await self.call("get_game_rules", game_id=game_id, config=config)
-
-    async def start_game(
-        self,
-        game_id: str,
-        config: dict[str, Any] | None = None,
-        seed: int | None = None,
-        name: str | None = None,
-        opponents: list[str] | None = None,
-    ) -> dict[str, Any]:
-        return await self.call("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
-
-    async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]:
-        return await self.call("join_game", match_id=match_id, name=name)
-
-    async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
-    ) -> dict[str, Any]:
-        return await self.call("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
-
-    async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
-        return await self.call("send_public_message", match_id=match_id, token=token, content=content)
-
-    async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
-        return await self.call("send_private_message", match_id=match_id, token=token, to=to, content=content)
-
-    async def perform_action(
-        self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        return await self.call(
-            "perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload or {}
-        )
-
-    async def get_result(self, match_id: str) -> dict[str, Any]:
-        return await self.call("get_result", match_id=match_id)
-
-    async def list_matches(self) -> dict[str, Any]:
-        return await self.call("list_matches")
 
 
 def stdio_server_parameters() -> StdioServerParameters:
