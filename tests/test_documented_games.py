@@ -289,7 +289,8 @@ class TestDocumentedApiWithoutEngine:
         }
         game = CompanyCarGame(config)
         assert game.state is GameState.WAITING and game.max_rounds == 5 and game.starting_price == 42000
-        assert game.initialize_game(["buyer_agent", "seller_agent"]) is True
+        initial = game.initialize_game(["buyer_agent", "seller_agent"])
+        assert set(initial["role_assignments"]) == {"buyer", "seller"} and initial["current_round"] == 1
         with pytest.raises(ValueError, match="exactly 2"):
             CompanyCarGame(config).initialize_game(["solo"])
         buyer = game.game_data["role_assignments"]["buyer"]

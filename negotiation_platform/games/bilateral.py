@@ -141,8 +141,11 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     # --- documented lifecycle ---------------------------------------------------------------
 
-    def initialize_game(self, players: list[str]) -> bool:  # type: ignore[override]
-        """Seat exactly two players and draw their roles from the game's seeded generator."""
+    def initialize_game(self, players: list[str]) -> dict[str, Any]:  # type: ignore[override]
+        """Seat exactly two players and draw their roles from the game's seeded generator.
+
+        Returns the initial state, as the documented games do (`state["role_assignments"]`).
+        """
         if len(players) != 2:
             raise ValueError(f"{self.spec.id} needs exactly 2 players, got {len(players)}")
         self.players = list(players)
@@ -161,7 +164,13 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         }
         self.current_round = 1
         self.state = GameState.ACTIVE
-        return True
+        return {
+            "game_type": self.spec_id,
+            "players": list(self.players),
+            "current_round": self.current_round,
+            "max_rounds": self.max_rounds,
+            **copy.deepcopy(self.game_data),
+        }
 
     def begin_round(self, round_number: int) -> None:
         super().begin_round(round_number)

@@ -74,14 +74,14 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             "the BATNAs of the round it was made. Without agreement each team gets its decayed BATNA."
         )
 
-    def initialize_game(self, players: list[str]) -> bool:  # type: ignore[override]
+    def initialize_game(self, players: list[str]) -> dict[str, Any]:  # type: ignore[override]
         started = super().initialize_game(players)
         spread = self.settings.uncertainty_range if self.settings.uncertainty else 0.0
         # Drawn now, so that showing a prompt never consumes randomness.
         self.game_data["hint_noise"] = {
             p: [self.rng.uniform(-spread, spread) for _ in range(self.max_rounds)] for p in self.players
         }
-        return started
+        return {**started, "hint_noise": self.game_data["hint_noise"]}
 
     def base_batna(self, role: str) -> float:
         return float(self.settings.batnas[role])
