@@ -76,15 +76,6 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         surplus = batna - price if role == "buyer" else price - batna
         return batna + surplus
 
-    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
-        price = payload.get("price")
-        low, high = self.settings.min_price, self.settings.max_price
-        if not isinstance(price, int | float) or isinstance(price, bool):
-            return "An offer needs a numeric price."
-        if not low <= price <= high:
-            return f"Price {price:g} is out of range: offers must lie between {low:g} and {high:g}."
-        return None
-
     @property
     def current_price(self) -> float | None:
         offers = self.game_data.get("offers", [])
