@@ -21,7 +21,11 @@ from negotiation_platform.games import CompanyCarGame, IntegrativeNegotiationsGa
 from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.analysis import max_welfare, nash_point, pareto_mask  # noqa: E402
 from negotiation_platform.kernels.company_car import Draws as CarDraws  # noqa: E402
-from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes  # noqa: E402
+from negotiation_platform.kernels.outcomes import (  # noqa: E402
+    integrative_outcomes,
+    resource_allocation_outcomes,
+    split_100_outcomes,
+)
 from negotiation_platform.kernels.rollout import reset_batch, rollout  # noqa: E402
 from negotiation_platform.kernels.utilities import auction_utilities  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
@@ -128,6 +132,12 @@ def test_integrative_frontier_nash_and_welfare_against_brute_force() -> None:
     assert plain[int(nash_point(utilities, jnp.array(batnas)))] == pytest.approx(plain[nash])
     assert sum(plain[int(max_welfare(utilities))]) == pytest.approx(max(a + b for a, b in plain))
     assert plain[int(nash_point(utilities, jnp.array(batnas)))] == pytest.approx((45.0, 45.0))
+
+
+def test_split_100_outcome_space_is_all_frontier() -> None:
+    shares, utilities = split_100_outcomes(Split100Game.Config())
+    assert len(shares) == 101 and bool(np.all(np.asarray(pareto_mask(utilities))))
+    assert np.asarray(utilities)[int(nash_point(utilities, jnp.array([0.0, 0.0])))].tolist() == [50.0, 50.0]
 
 
 def test_resource_allocation_grid_frontier() -> None:

@@ -67,9 +67,3 @@ class HouseSeats:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("house seat stopped: %r", task.exception())
-
-    async def aclose(self) -> None:
-        """Stop every house seat (on server shutdown)."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)

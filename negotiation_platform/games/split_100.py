@@ -85,9 +85,6 @@ class Split100Game(BaseGame[Split100Config]):
         self.state = GameState.ACTIVE
         return True
 
-    def _other(self, player_id: str) -> str:
-        return next(p for p in self.players if p != player_id)
-
     def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
         offer = self.game_data["standing_offer"]
         can_accept = offer is not None and offer["by"] != player_id
