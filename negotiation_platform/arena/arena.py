@@ -26,7 +26,6 @@ from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
-from negotiation_platform.spec import payload_schema
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
@@ -344,7 +343,7 @@ class Arena:
                 {
                     "name": a.name,
                     "description": a.description,
-                    "payload_schema": payload_schema(a.payload),
+                    "payload_schema": match.game.action_payload_schema(me, a),
                     "remaining": match.remaining_uses(me, a),
                 }
                 for a in allowed

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.rules_text import render_rules
-from negotiation_platform.spec import ActionSpec, GameSpec
+from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
 
 
 class GameState(Enum):
@@ -195,6 +195,16 @@ class BaseGame(ABC, Generic[ConfigT]):
     def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
         """Narrow the spec's actions for this turn to those that make sense now (e.g. no accept without an offer)."""
         return candidates
+
+    def action_payload_schema(self, player_id: str, action: ActionSpec) -> dict[str, Any]:
+        """The JSON Schema of `action`'s payload as `player_id` should see it now.
+
+        The spec's schema is static; a game whose legal payloads depend on the state (only the
+        resources on your cell, claims bounded by this round's stock) narrows it here, so agents
+        that sample from the schema stay legal. The engine still validates against the spec and
+        the game's `action_error`; a narrowed schema is guidance, never the only check.
+        """
+        return payload_schema(action.payload)
 
     def get_player_view(self, player_id: str) -> dict[str, Any]:
         """What `player_id` may see of the game's state; override to show private information to its owner only."""
