@@ -80,7 +80,11 @@ def describe_phase(phase: PhaseSpec) -> list[str]:
     order = _ORDER_TEXT[phase.turn_order]
     if phase.turn_order is TurnOrder.ALTERNATING:
         order += " " + _START_TEXT[phase.start]
-    lines = [f"Phase `{phase.name}`: {phase.description}".rstrip(": "), f"- Turn order: {order}."]
+    lines = [f"Phase `{phase.name}`: {phase.description}".rstrip(": ")]
+    if phase.first_round > 1 or phase.last_round is not None:
+        last = "the last round" if phase.last_round is None else f"round {phase.last_round}"
+        lines.append(f"- Runs only from round {phase.first_round} to {last}.")
+    lines.append(f"- Turn order: {order}.")
     limits = phase.limits
     if limits.turns is not None:
         lines.append(f"- Each player gets {limits.turns} turn(s) in this phase per round.")
@@ -132,7 +136,10 @@ def render_rules(spec: GameSpec) -> str:
     else:
         who = f"Players: {roles.min_players} to {roles.max_players}."
     lines = [f"# {spec.title} (`{spec.id}`)", "", spec.summary, "", who]
-    lines.append(f"The game lasts at most {spec.rounds} round(s); each round runs the phases below in order.")
+    lines.append(
+        f"The game lasts at most {spec.rounds} round(s); each round runs the phases below in order "
+        "(those that run in that round)."
+    )
     for phase in spec.phases:
         lines.append("")
         lines.extend(describe_phase(phase))

@@ -180,6 +180,14 @@ class PhaseSpec(BaseModel):
         default=True,
         description="Simultaneous phases: publish every sealed submission when the phase closes.",
     )
+    first_round: int = Field(default=1, ge=1, description="The first round in which this phase runs.")
+    last_round: int | None = Field(
+        default=None, ge=1, description="The last round in which this phase runs (None: every round to the end)."
+    )
+
+    def runs_in(self, round_number: int) -> bool:
+        """Whether the phase opens in round `round_number` (a game may switch phases after some rounds)."""
+        return self.first_round <= round_number and (self.last_round is None or round_number <= self.last_round)
 
     def action(self, name: str) -> ActionSpec | None:
         """The action called `name` (or one of its aliases) in this phase, if it is allowed here."""
@@ -194,6 +202,8 @@ class PhaseSpec(BaseModel):
             raise ValueError(f"phase {self.name!r} has no action and messages do not take turns")
         if self.limits.turns is None and self.turn_order is not TurnOrder.FREE:
             raise ValueError(f"phase {self.name!r}: only free phases may have unlimited turns")
+        if self.last_round is not None and self.last_round < self.first_round:
+            raise ValueError(f"phase {self.name!r}: last_round {self.last_round} is before its first_round")
         if self.default_action is not None and self.action(self.default_action.action) is None:
             raise ValueError(
                 f"phase {self.name!r}: default action {self.default_action.action!r} is not one of its actions"
@@ -256,4 +266,11 @@ class GameSpec(BaseModel):
         names = [p.name for p in self.phases]
         if len(set(names)) != len(names):
             raise ValueError(f"phase names repeat: {names}")
+        covered = 0  # rounds 1..covered have a phase; walk the phases' windows in order of their start
+        for phase in sorted(self.phases, key=lambda p: p.first_round):
+            if phase.first_round > covered + 1:
+                break
+            covered = max(covered, self.rounds if phase.last_round is None else phase.last_round)
+        if covered < self.rounds:
+            raise ValueError(f"no phase runs in round {covered + 1}")
         return self

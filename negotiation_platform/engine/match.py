@@ -406,8 +406,9 @@ class Match:
             if self.game.check_end_conditions():
                 self._finish()
                 return
-            if self._phase_index + 1 < len(self.spec.phases):
-                self._start_phase(self._phase_index + 1)
+            following = self._next_phase(self._phase_index + 1)
+            if following is not None:
+                self._start_phase(following)
             elif self.round < self.spec.rounds:
                 self._start_round(self.round + 1)
             else:
@@ -432,7 +433,13 @@ class Match:
         self.game.begin_round(number)
         self._log(EventKind.ROUND_STARTED, None, {"round": number})
         self._drain_notices()
-        self._start_phase(0)
+        first = self._next_phase(0)
+        assert first is not None, "the spec guarantees a phase in every round"
+        self._start_phase(first)
+
+    def _next_phase(self, start: int) -> int | None:
+        """Index of the first phase from `start` on that runs in this round."""
+        return next((i for i in range(start, len(self.spec.phases)) if self.spec.phases[i].runs_in(self.round)), None)
 
     def _start_phase(self, index: int) -> None:
         self._phase_index = index

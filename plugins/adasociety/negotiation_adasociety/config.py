@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic.fields import FieldInfo
 
 from negotiation_platform.games.base_game import GameConfig
 
@@ -158,7 +159,8 @@ class AdaSocietyConfig(GameConfig):
             ("players", self.num_players),
         ):
             if count > cells:
-                raise ValueError(f"{count} {what} do not fit on distinct cells of a {self.map_size}×{self.map_size} map")
+                side = self.map_size
+                raise ValueError(f"{count} {what} do not fit on distinct cells of a {side}×{side} map")
         if not 2 <= self.num_players <= MAX_PLAYERS:
             raise ValueError(f"the game needs 2..{MAX_PLAYERS} players, the jobs give {self.num_players}")
         if len({job.name for job in self.jobs}) != len(self.jobs):
@@ -216,3 +218,17 @@ HARD: dict[str, Any] = {
     "negotiation_steps": 41,
 }
 """The original's `negotiation_hard` task: 15×15, 8 players, coal behind a hammer, iron behind a torch."""
+
+
+def _with_defaults(name: str, values: dict[str, Any]) -> type[AdaSocietyConfig]:
+    """A subclass of `AdaSocietyConfig` whose defaults are `values` (validated once, here)."""
+    parsed = AdaSocietyConfig(**values)
+    fields: dict[str, Any] = {
+        key: (info.annotation, FieldInfo.merge_field_infos(info, default=getattr(parsed, key)))
+        for key, info in AdaSocietyConfig.model_fields.items()
+        if key in values
+    }
+    return create_model(name, __base__=AdaSocietyConfig, __doc__="The hard task's defaults.", **fields)
+
+
+HardConfig = _with_defaults("HardConfig", HARD)
