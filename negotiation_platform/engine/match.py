@@ -153,13 +153,15 @@ class Match:
                 action=action.name,
             )
         data = validate_payload(action, payload)
+        reason = self.game.action_error(player_id, {"type": action.name, **data})
         if action.name not in {a.name for a in self.allowed_actions(player_id)}:
             raise NegotiationError(
                 ErrorCode.INVALID_ACTION,
-                f"`{action.name}` is not available right now; available: "
+                reason
+                or f"`{action.name}` is not available right now; available: "
                 f"{[a.name for a in self.allowed_actions(player_id)]}.",
+                action=action.name,
             )
-        reason = self.game.action_error(player_id, {"type": action.name, **data})
         if reason is not None:
             raise NegotiationError(ErrorCode.INVALID_ACTION, reason, action=action.name)
         start = len(self.events)

@@ -55,6 +55,15 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         self.state = GameState.ACTIVE
         return True
 
+    def use_draws(self, draws: Draws) -> None:
+        """Lay the map out from given draws instead of the seeded ones (a JAX kernel's, a test's), before
+        the first step; the draws must fit the config."""
+        if self.step:
+            raise RuntimeError("the map can only be replaced before the first step")
+        self.draws = Draws.checked(self.settings, draws)
+        self.world = World(self.rules, self.draws)
+        self._legal.clear()
+
     @property
     def initial_draws(self) -> dict[str, list[int]]:
         """The map draws, for replaying this match into the JAX kernel's `init_state`."""

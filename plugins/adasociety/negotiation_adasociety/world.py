@@ -34,6 +34,21 @@ class Draws:
             player_cells=tuple(rng.sample(cells, config.num_players)),
         )
 
+    @classmethod
+    def checked(cls, config: AdaSocietyConfig, draws: Draws) -> Draws:
+        """`draws` if each list has the config's length and holds distinct cells of the map."""
+        cells = config.map_size**2
+        expected = {
+            "pile_cells": sum(p.count for p in config.piles),
+            "event_cells": sum(r.count for r in config.recipes),
+            "player_cells": config.num_players,
+        }
+        for name, length in expected.items():
+            chosen = getattr(draws, name)
+            if len(chosen) != length or len(set(chosen)) != length or not all(0 <= c < cells for c in chosen):
+                raise ValueError(f"{name} must be {length} distinct cells in 0..{cells - 1}, got {chosen}")
+        return draws
+
 
 class Rules:
     """The config turned into lookup tables: caps, unit values, recipe vectors, requirements."""
