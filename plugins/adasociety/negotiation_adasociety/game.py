@@ -52,6 +52,9 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         self.step_priorities: list[list[int]] = []
         self._pending: dict[int, dict[str, Any]] = {}
         self._legal: dict[int, list[dict[str, Any]]] = {}
+        decoded = (decode(config, self.players, i) for i in range(action_count(config)))
+        self._catalogue = [{"type": kind, **payload} for kind, payload in decoded]
+        """Every action by index; the legal ones are filtered from it each step."""
         self.state = GameState.ACTIVE
         return True
 
@@ -133,10 +136,7 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         """Every action ({"type", **payload}) the player may take this step, in action-index order."""
         player = self.players.index(player_id)
         if player not in self._legal:
-            config = self.settings
-            decoded = (decode(config, self.players, i) for i in range(action_count(config)))
-            candidates = ({"type": kind, **payload} for kind, payload in decoded)
-            self._legal[player] = [a for a in candidates if self._refusal(player, a) is None]
+            self._legal[player] = [a for a in self._catalogue if self._refusal(player, a) is None]
         return self._legal[player]
 
     def legal_mask(self, player_id: str) -> list[bool]:
