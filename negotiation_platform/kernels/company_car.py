@@ -53,6 +53,7 @@ class State(NamedTuple):
 class CompanyCarEnv:
     game_id = "company_car"
     num_agents = 2
+    reset_when_any_done = False  # matches end on agreement, at different steps
 
     def __init__(self, rounds: int = 5, params: Params | None = None) -> None:
         self.rounds = rounds

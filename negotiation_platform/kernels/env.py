@@ -27,6 +27,9 @@ class Step(NamedTuple):
 class Env(Protocol):
     game_id: str
     num_agents: int
+    reset_when_any_done: bool
+    """True when matches end only on the same steps (a fixed length): rollouts then reset the batch
+    only on steps where a match ended, which saves a full reset per step."""
 
     def default_params(self) -> Any:
         """The game's default config as a pytree of arrays."""

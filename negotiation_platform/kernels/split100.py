@@ -35,6 +35,7 @@ class State(NamedTuple):
 class Split100Env:
     game_id = "split_100"
     num_agents = 2
+    reset_when_any_done = False  # matches end on agreement, at different steps
 
     def __init__(self, total: int = 100, rounds: int = 10, discount: float = 1.0) -> None:
         self.total = total

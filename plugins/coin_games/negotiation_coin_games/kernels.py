@@ -62,6 +62,7 @@ class CoinEnv:
     game_id = ""
     num_agents = 2
     exact = False
+    reset_when_any_done = True  # every match lasts exactly `rounds` rounds
 
     def __init__(self, config: Any, items: int = 1) -> None:
         self.config = config
