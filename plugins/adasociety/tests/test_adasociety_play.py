@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,14 +12,18 @@ from typing import Any
 
 import networkx as nx
 import pytest
+import uvicorn
 from mcp import Client
 
+from negotiation_a2a.agent_server import build_agent_app
+from negotiation_a2a.client import RemoteA2aAgent
 from negotiation_adasociety import HARD, AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.encoding import action_count, decode, encode
 from negotiation_adasociety.gatherer import GathererAgent
 from negotiation_mcp.client import McpArena, stdio_server_parameters
-from negotiation_platform.agents import RandomAgent
+from negotiation_platform.agents import RandomAgent, play_match
 from negotiation_platform.agents.driver import SeatHandle, run_seat
+from negotiation_platform.arena import Arena
 from negotiation_platform.engine.match import Match
 from negotiation_platform.registry import Registry
 
@@ -192,3 +198,31 @@ async def test_an_mcp_client_plays_a_whole_match_against_three_gatherers(anyio_b
     assert result["status"] == "finished" and result["rounds"] == 120
     assert len(result["payoffs"]) == 4 and seat["agent_id"] in result["payoffs"]
     assert sum(result["payoffs"].values()) > 0, "hammers were crafted and handed over"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_remote_a2a_seat_plays_like_the_same_agent_in_process(anyio_backend: str) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    app = build_agent_app(GathererAgent(name="far"), base)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.02)
+        seats = [RemoteA2aAgent(target=base, name="far"), *(GathererAgent(name=f"g{i}") for i in range(3))]
+        remote = await asyncio.wait_for(play_match(Arena(), "adasociety", seats, seed=2), timeout=120)
+    finally:
+        server.should_exit = True
+        await task
+    local = [GathererAgent(name="far"), *(GathererAgent(name=f"g{i}") for i in range(3))]
+    direct = await play_match(Arena(), "adasociety", local, seed=2)
+    assert not [e for e in remote["events"] if e["kind"] == "timeout"]
+    assert remote["payoffs"] == pytest.approx(direct["payoffs"])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
