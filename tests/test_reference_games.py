@@ -1,4 +1,4 @@
-"""split_100 and auction pay exactly as GAMES.md §2 says."""
+"""split_100 and auction pay exactly as their rules say."""
 
 from __future__ import annotations
 
