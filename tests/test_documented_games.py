@@ -1,4 +1,4 @@
-"""The three documented games follow every rule stated in their docstrings, through the engine and the documented API."""
+"""The three documented games follow every rule in their docstrings, through the engine and the documented API."""
 
 from __future__ import annotations
 

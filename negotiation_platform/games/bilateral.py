@@ -1,4 +1,4 @@
-"""The shared protocol of the three documented games (GAMES.md §1), written once.
+"""The shared protocol of the three documented games, written once.
 
 Two players, roles drawn from the seed; `rounds` rounds in which both act once in a freshly
 shuffled order; at most `rounds - 1` proposals each (a spec budget the engine enforces).

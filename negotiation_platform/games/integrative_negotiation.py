@@ -1,4 +1,4 @@
-"""integrative_negotiation (IntegrativeNegotiationsGame): IT and Marketing trade across four issues (GAMES.md §1)."""
+"""integrative_negotiation (IntegrativeNegotiationsGame): IT and Marketing trade across four issues."""
 
 from __future__ import annotations
 

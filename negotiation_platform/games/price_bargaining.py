@@ -1,4 +1,4 @@
-"""company_car (CompanyCarGame): buyer and seller bargain over one price (GAMES.md §1)."""
+"""company_car (CompanyCarGame): buyer and seller bargain over one price."""
 
 from __future__ import annotations
 

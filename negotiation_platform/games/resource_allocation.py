@@ -1,4 +1,4 @@
-"""resource_allocation (ResourceAllocationGame): two teams agree on one joint GPU/CPU plan (GAMES.md §1)."""
+"""resource_allocation (ResourceAllocationGame): two teams agree on one joint GPU/CPU plan."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Batched utility functions of the built-in games: a batch of outcomes → every player's utility.
 
 The environments score with these, and outcome analysis enumerates outcome spaces through them,
-so a game's payoff rule exists once on the JAX side. Formulas follow GAMES.md; every array
+so a game's payoff rule exists once on the JAX side. Formulas follow the games' rules; every array
 argument may carry any leading batch shape.
 """
 

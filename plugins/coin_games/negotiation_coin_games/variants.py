@@ -1,4 +1,4 @@
-"""The four coin games of the coin-splitting source document (GAMES.md §3)."""
+"""The four coin games of the coin-splitting source document."""
 
 from __future__ import annotations
 

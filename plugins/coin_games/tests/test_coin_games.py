@@ -1,4 +1,4 @@
-"""The coin games: scaling, draws, payoffs, alternation, budgets and privacy (GAMES.md §3)."""
+"""The coin games: scaling, draws, payoffs, alternation, budgets and privacy."""
 
 from __future__ import annotations
 
