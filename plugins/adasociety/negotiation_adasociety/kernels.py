@@ -1,0 +1,388 @@
+"""The JAX twin of the AdaSociety game: the whole game, bargaining included, over fixed-shape arrays.
+
+Indices are the engine's (cell = x·W + y, resources in config order, players in seat order, the
+27-index action layout of `encoding`), so a match can be replayed step by step into the kernel:
+`init_state(params, draws)` takes the engine's map draws and `transition(state, actions,
+priority, params)` the engine's collision priorities. The social graph is an N×N-free encoding:
+each player's partner, parity, standing claim, group id and share. Imported only when a kernel is
+asked for (needs JAX).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
+from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
+from negotiation_adasociety.world import DIRECTIONS, Rules
+from negotiation_platform.kernels.env import Step
+
+OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
+"""Row and column offset of each move index 0..3."""
+
+
+class Params(NamedTuple):
+    caps: jax.Array
+    """int32[N, R]"""
+    values: jax.Array
+    """int32[N, R]: each player's unit value of each resource."""
+    pick_requirements: jax.Array
+    """int32[R, R]: items needed to see and pick each resource."""
+    recipe_inputs: jax.Array
+    """int32[K, R]"""
+    recipe_outputs: jax.Array
+    recipe_requirements: jax.Array
+    pile_resource: jax.Array
+    """int32[P]: the resource of each pile, in config order."""
+    pile_amount: jax.Array
+    event_recipe: jax.Array
+    """int32[E]: the recipe of each event cell, in config order."""
+    fov: jax.Array
+    """int32[N]"""
+
+
+class Draws(NamedTuple):
+    pile_cells: jax.Array
+    event_cells: jax.Array
+    player_cells: jax.Array
+
+
+class State(NamedTuple):
+    time: jax.Array
+    position: jax.Array
+    """int32[N]: cell of each player."""
+    inventory: jax.Array
+    """int32[N, R]"""
+    piles: jax.Array
+    """int32[W·W, R]: units on the ground."""
+    event: jax.Array
+    """int32[W·W]: recipe index of each cell, −1 for none."""
+    partner: jax.Array
+    """int32[N]: bargaining partner, −1 for none."""
+    parity: jax.Array
+    proposal: jax.Array
+    """f32[N]: the share a player claims in its standing proposal, 0 for none."""
+    group: jax.Array
+    """int32[N]: group id, −1 for none; ids are never reused."""
+    share: jax.Array
+    """f32[N]: share in the own group, 0 when ungrouped."""
+    next_group: jax.Array
+    totals: jax.Array
+    """f32[N]: rewards so far."""
+    done: jax.Array
+
+
+class AdaSocietyEnv:
+    """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable."""
+
+    reset_when_any_done = True  # every match lasts exactly max_length steps
+
+    def __init__(self, config: AdaSocietyConfig, game_id: str = "adasociety") -> None:
+        self.config = config
+        self.game_id = game_id
+        self.num_agents = config.num_players
+        self.num_resources = len(config.resources)
+        self.size = config.map_size
+        self.num_actions = action_count(config)
+        self.max_length = config.max_length
+        self.negotiation_steps = config.negotiation_steps
+        self.fov = max(job.fov for job in config.jobs if job.count)
+        self.levels = config.proposal_levels
+        self.dump_at = FIRST_PICK + self.num_resources
+        self.request_at = self.dump_at + self.num_resources
+        self.accept_at = self.request_at + self.num_agents
+        self.propose_at = self.accept_at + 2
+
+    @classmethod
+    def from_config(cls, config: AdaSocietyConfig) -> tuple[AdaSocietyEnv, Params]:
+        env = cls(config, game_id="adasociety_hard" if isinstance(config, HardConfig) else "adasociety")
+        return env, env.default_params()
+
+    def default_params(self) -> Params:
+        config, rules = self.config, Rules(self.config)
+        return Params(
+            caps=jnp.array(rules.caps, jnp.int32),
+            values=jnp.array(rules.values, jnp.int32),
+            pick_requirements=jnp.array(rules.pick_requirements, jnp.int32).reshape(self.num_resources, -1),
+            recipe_inputs=jnp.array(rules.recipe_inputs, jnp.int32).reshape(len(config.recipes), -1),
+            recipe_outputs=jnp.array(rules.recipe_outputs, jnp.int32).reshape(len(config.recipes), -1),
+            recipe_requirements=jnp.array(rules.recipe_requirements, jnp.int32).reshape(len(config.recipes), -1),
+            pile_resource=jnp.array([rules.index[p.resource] for p in config.piles for _ in range(p.count)], jnp.int32),
+            pile_amount=jnp.array([p.amount for p in config.piles for _ in range(p.count)], jnp.int32),
+            event_recipe=jnp.array([k for k, r in enumerate(config.recipes) for _ in range(r.count)], jnp.int32),
+            fov=jnp.array([job.fov for job in config.player_jobs()], jnp.int32),
+        )
+
+    # --- a fresh match ------------------------------------------------------------------------
+
+    def draws(self, key: jax.Array, params: Params) -> Draws:
+        """Distinct cells for the piles, for the events and for the players, drawn independently."""
+        keys = jax.random.split(key, 3)
+        cells = self.size * self.size
+        counts = (params.pile_resource.shape[0], params.event_recipe.shape[0], self.num_agents)
+        return Draws(
+            *(jax.random.permutation(k, cells)[:n].astype(jnp.int32) for k, n in zip(keys, counts, strict=True))
+        )
+
+    def init_state(self, params: Params, draws: Draws) -> State:
+        cells, n = self.size * self.size, self.num_agents
+        piles = jnp.zeros((cells, self.num_resources), jnp.int32)
+        piles = piles.at[draws.pile_cells, params.pile_resource].add(params.pile_amount)
+        event = jnp.full((cells,), -1, jnp.int32).at[draws.event_cells].set(params.event_recipe)
+        return State(
+            time=jnp.int32(0),
+            position=jnp.asarray(draws.player_cells, jnp.int32),
+            inventory=jnp.zeros((n, self.num_resources), jnp.int32),
+            piles=piles,
+            event=event,
+            partner=jnp.full((n,), -1, jnp.int32),
+            parity=jnp.full((n,), -1, jnp.int32),
+            proposal=jnp.zeros((n,), jnp.float32),
+            group=jnp.full((n,), -1, jnp.int32),
+            share=jnp.zeros((n,), jnp.float32),
+            next_group=jnp.int32(0),
+            totals=jnp.zeros((n,), jnp.float32),
+            done=jnp.bool_(False),
+        )
+
+    def reset(self, key: jax.Array, params: Params) -> tuple[dict[str, jax.Array], State]:
+        state = self.init_state(params, self.draws(key, params))
+        return self.observations(state, params), state
+
+    # --- legality -------------------------------------------------------------------------------
+
+    def legal_mask(self, state: State, params: Params) -> jax.Array:
+        """bool[N, A]: the actions each player may take now (the engine's legal set, encoded)."""
+        return jnp.where(
+            state.time < self.negotiation_steps, self._social_mask(state), self._physical_mask(state, params)
+        )
+
+    def _physical_mask(self, state: State, params: Params) -> jax.Array:
+        inventory, here = state.inventory, state.position
+        piles_here = state.piles[here]  # [N, R]
+        sees = _holds(inventory[:, None, :], params.pick_requirements[None, :, :])  # [N, R]
+        pick = (piles_here > 0) & sees & (inventory < params.caps)
+        dump = inventory > 0
+        recipe = state.event[here]
+        safe = jnp.maximum(recipe, 0)
+        visible = (recipe >= 0) & _holds(inventory, params.recipe_requirements[safe])
+        fits = jnp.all(inventory - params.recipe_inputs[safe] + params.recipe_outputs[safe] <= params.caps, axis=-1)
+        n = self.num_agents
+        always = jnp.ones((n, STAY + 1), bool)
+        social = jnp.zeros((n, self.num_actions - self.request_at), bool)
+        return jnp.concatenate([always, (visible & fits)[:, None], pick, dump, social], axis=1)
+
+    def _social_mask(self, state: State) -> jax.Array:
+        n, players = self.num_agents, jnp.arange(self.num_agents)
+        free = state.partner < 0
+        same_group = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
+        invitable = free[None, :] & (players[:, None] != players[None, :]) & ~same_group  # [i, j]
+        on_turn = ~free & (state.time % 2 == state.parity)
+        partner = jnp.maximum(state.partner, 0)
+        theirs = state.proposal[partner] > 0
+        opened = (state.proposal > 0) | theirs
+        stay = jnp.where(free, ~invitable.any(axis=1), ~on_turn)
+        request = invitable & free[:, None]
+        accept = on_turn & theirs
+        end = on_turn & opened
+        propose = jnp.broadcast_to(on_turn[:, None], (n, self.levels))
+        physical = jnp.zeros((n, STAY), bool)
+        crafting = jnp.zeros((n, 1 + 2 * self.num_resources), bool)
+        return jnp.concatenate([physical, stay[:, None], crafting, request, accept[:, None], end[:, None], propose], 1)
+
+    # --- one step -------------------------------------------------------------------------------
+
+    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+        priority = jax.random.permutation(key, self.num_agents).astype(jnp.int32)
+        return self.transition(state, actions, priority, params)
+
+    def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
+        """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
+        legal = jnp.take_along_axis(self.legal_mask(state, params), actions[:, None], axis=1)[:, 0]
+        actions = jnp.where(legal & ~state.done, actions, STAY)
+        moved = self._physical(state, actions, priority, params)
+        raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
+        social = self._social(moved, actions)
+        same = (social.group[:, None] == social.group[None, :]) & (social.group[:, None] >= 0)
+        pooled = same.astype(jnp.float32) @ raw
+        rewards = jnp.where(social.group >= 0, pooled * social.share, raw)
+        rewards = jnp.where(state.done, 0.0, rewards)
+        time = state.time + jnp.where(state.done, 0, 1)
+        new = social._replace(time=time, totals=state.totals + rewards, done=time >= self.max_length)
+        info = {"illegal": jnp.sum(~legal & ~state.done)}
+        return Step(self.observations(new, params), new, rewards, new.done, info)
+
+    def _physical(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> State:
+        r = self.num_resources
+        resource = jnp.arange(r)
+        picked = (actions[:, None] == FIRST_PICK + resource).astype(jnp.int32)  # [N, R]
+        dumped = (actions[:, None] == self.dump_at + resource).astype(jnp.int32)
+        recipe = jnp.maximum(state.event[state.position], 0)
+        inputs, outputs = params.recipe_inputs[recipe], params.recipe_outputs[recipe]
+        crafts = (actions == PRODUCE) & _holds(state.inventory, inputs)
+        inventory = state.inventory + picked - dumped + crafts[:, None] * (outputs - inputs)
+        piles = state.piles.at[state.position].add(dumped - picked)
+        return state._replace(inventory=inventory, piles=piles, position=self._moves(state.position, actions, priority))
+
+    def _moves(self, position: jax.Array, actions: jax.Array, priority: jax.Array) -> jax.Array:
+        """Greatest fixed point: a mover enters its target if it is the target's highest-priority mover and
+        the target is empty or its occupant enters its own target."""
+        size, n = self.size, self.num_agents
+        moving = actions < STAY
+        offset = jnp.asarray(OFFSETS)[jnp.minimum(actions, 3)]
+        x, y = position // size, position % size
+        target = ((x + offset[:, 0]) % size) * size + (y + offset[:, 1]) % size
+        contest = moving[None, :] & (target[None, :] == target[:, None])  # [i, k]: k also heads for i's target
+        winner = moving & ~jnp.any(contest & (priority[None, :] > priority[:, None]), axis=1)
+        occupied = position[None, :] == target[:, None]  # [i, k]: k stands on i's target
+        has_occupant = occupied.any(axis=1)
+        occupant = jnp.argmax(occupied, axis=1)
+
+        def settle(_: int, enters: jax.Array) -> jax.Array:
+            return winner & (~has_occupant | enters[occupant])
+
+        enters = jax.lax.fori_loop(0, n, settle, winner)
+        return jnp.where(enters, target, position)
+
+    def _social(self, state: State, actions: jax.Array) -> State:
+        """Propose/accept/end/request take effect, then matching, merging and normalisation."""
+        n, players = self.num_agents, jnp.arange(self.num_agents)
+        partner = jnp.maximum(state.partner, 0)
+        claim_levels = jnp.arange(1, self.levels + 1, dtype=jnp.float32) / (self.levels + 1)
+        proposing = (actions >= self.propose_at) & (actions < self.propose_at + self.levels)
+        claims = claim_levels[jnp.clip(actions - self.propose_at, 0, self.levels - 1)]
+        accepts = actions == self.accept_at
+        closes = accepts | (actions == self.accept_at + 1)
+        standing = state.proposal[partner]  # the partner's claim s
+        # accepting scales the accepter's group by 1 − s and the proposer's group by s, at once
+        factor = jnp.ones(n, jnp.float32)
+        for side, value in ((players, 1.0 - standing), (partner, standing)):
+            hits = accepts[:, None] & (state.group[side][:, None] == state.group[None, :]) & (state.group[None, :] >= 0)
+            factor = factor * jnp.prod(jnp.where(hits, value[:, None], 1.0), axis=0)
+        share = state.share * factor
+        closed = closes | jnp.zeros(n, bool).at[partner].max(closes & (state.partner >= 0))
+        proposal = jnp.where(proposing, claims, jnp.where(closed, 0.0, state.proposal))
+        partner_after = jnp.where(closed, -1, state.partner)
+        parity_after = jnp.where(closed, -1, state.parity)
+        # matching: both invited each other this step; the lower id gets parity 0
+        request = jnp.where((actions >= self.request_at) & (actions < self.accept_at), actions - self.request_at, -1)
+        mutual = (request >= 0) & (request[jnp.maximum(request, 0)] == players)
+        partner_after = jnp.where(mutual, request, partner_after)
+        parity_after = jnp.where(mutual, (players > request).astype(jnp.int32), parity_after)
+        proposal = jnp.where(mutual, 0.0, proposal)
+        group, share, next_group = self._merge(state.group, share, state.next_group, accepts, partner, standing)
+        same = (group[:, None] == group[None, :]) & (group[:, None] >= 0)
+        total = same.astype(jnp.float32) @ share
+        share = jnp.where(group >= 0, share / jnp.where(total > 0, total, 1.0), 0.0)
+        return state._replace(
+            partner=partner_after,
+            parity=parity_after,
+            proposal=proposal,
+            group=group,
+            share=share,
+            next_group=next_group,
+        )
+
+    def _merge(
+        self,
+        group: jax.Array,
+        share: jax.Array,
+        next_group: jax.Array,
+        accepts: jax.Array,
+        partner: jax.Array,
+        standing: jax.Array,
+    ) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """Accepted pairs join, in order of their lower id: a new group, a loner joining, or the higher
+        id's group moving into the lower id's. (Unrolled over players, with selects rather than
+        scatters: cheap under vmap.)"""
+        players = jnp.arange(self.num_agents)
+        pairs = accepts[:, None] & (partner[:, None] == players[None, :])  # [accepter, proposer]
+        pairs = pairs | pairs.T  # symmetric: i and j were one accepted pair
+        # value each side takes into a group: 1 − s for the accepter, s for the proposer
+        value = jnp.where(accepts, 1.0 - standing, (pairs & accepts[None, :]).astype(jnp.float32) @ standing)
+        for first in range(self.num_agents):
+            later = pairs[first] & (players > first)
+            active = later.any()
+            second = jnp.argmax(later)
+            ga, gb = group[first], group[second]
+            fresh = active & (ga < 0) & (gb < 0)
+            joins_a, joins_b = active & (ga < 0) & (gb >= 0), active & (ga >= 0) & (gb < 0)
+            absorb = active & (ga >= 0) & (gb >= 0) & (ga != gb)
+            is_a, is_b = players == first, players == second
+            group = jnp.where(absorb & (group == gb), ga, group)
+            group = jnp.where(is_a & fresh, next_group, jnp.where(is_a & joins_a, gb, group))
+            group = jnp.where(is_b & fresh, next_group, jnp.where(is_b & joins_b, ga, group))
+            takes_value = (is_a & (fresh | joins_a)) | (is_b & (fresh | joins_b))
+            share = jnp.where(takes_value, value, share)
+            next_group = next_group + fresh.astype(jnp.int32)
+        return group, share, next_group
+
+    # --- observations ---------------------------------------------------------------------------
+
+    def observations(self, state: State, params: Params) -> dict[str, jax.Array]:
+        """Each player's RL observation (leading axis: players), the layout of the engine's `observation`."""
+        n, size, fov = self.num_agents, self.size, self.fov
+        players = jnp.arange(n)
+        span = jnp.arange(-fov, fov + 1)
+        x, y = state.position // size, state.position % size
+        rows = (x[:, None] + span[None, :]) % size
+        cols = (y[:, None] + span[None, :]) % size
+        cells = rows[:, :, None] * size + cols[:, None, :]  # [N, 2f+1, 2f+1]
+        inside = (jnp.abs(span)[None, :, None] <= params.fov[:, None, None]) & (
+            jnp.abs(span)[None, None, :] <= params.fov[:, None, None]
+        )
+        occupant = jnp.zeros(size * size, jnp.int32).at[state.position].set(players + 1)
+        recipe = state.event[cells]  # [N, w, w]
+        safe = jnp.maximum(recipe, 0)
+        sees_event = (recipe >= 0) & _holds(state.inventory[:, None, None, :], params.recipe_requirements[safe])
+        recipe_layers = jnp.where(sees_event[..., None], params.recipe_outputs[safe] - params.recipe_inputs[safe], 0)
+        sees_pile = _holds(state.inventory[:, None, :], params.pick_requirements[None, :, :])  # [N, R]
+        pile_layers = state.piles[cells] * sees_pile[:, None, None, :]
+        grid = jnp.concatenate(
+            [
+                occupant[cells][..., None],
+                jnp.zeros((*cells.shape, 1), jnp.int32),
+                recipe_layers,
+                pile_layers,
+            ],
+            axis=-1,
+        )
+        grid = jnp.where(inside[..., None], grid, 0).transpose(0, 3, 1, 2).astype(jnp.int16)
+        mask = self.legal_mask(state, params)
+        negotiating = state.time < self.negotiation_steps
+        available = mask[:, self.request_at : self.accept_at] & negotiating
+        same = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
+        partner = jnp.maximum(state.partner, 0)
+        claim = jnp.where(state.partner >= 0, state.proposal[partner], 0.0)
+        proposal = jnp.zeros((n, n), jnp.float32)
+        if not self.config.zero_proposal_observation:
+            proposal = proposal.at[players, partner].add(claim)
+            proposal = proposal.at[players, players].add(jnp.where(claim > 0, 1.0 - claim, 0.0))
+        split = jnp.where(state.group >= 0, state.share, 1.0)
+        return {
+            "grid_observation": grid,
+            "inventory": state.inventory,
+            "available_player": available.astype(jnp.int32),
+            "final_split": jnp.broadcast_to(split, (n, n)),
+            "time": jnp.broadcast_to(state.time, (n, 1)),
+            "player_id": jnp.eye(n, dtype=jnp.int32),
+            "action_mask": mask.astype(jnp.int32),
+            "proposal": proposal,
+            "social_state": jnp.broadcast_to((same & ~jnp.eye(n, dtype=bool)).astype(jnp.int32), (n, n, n)),
+        }
+
+    def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
+        """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
+        player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
+        mask = self.legal_mask(state, params)
+        count = mask.sum(axis=1)
+        pick = jax.random.randint(key, (self.num_agents,), 0, jnp.maximum(count, 1))
+        return jnp.argmax(jnp.cumsum(mask, axis=1) > pick[:, None], axis=1).astype(jnp.int32)
+
+
+def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
+    return jnp.all(inventory >= needed, axis=-1)
