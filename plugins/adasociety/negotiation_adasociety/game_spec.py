@@ -63,7 +63,7 @@ def propose_payload(levels: int) -> type[BaseModel]:
         Field(
             ge=shares[0],
             le=shares[-1],
-            json_schema_extra={"enum": shares},
+            json_schema_extra={"enum": list[Any](shares)},
             description="The share you claim for yourself; your partner's side gets the rest.",
         ),
     )

@@ -108,8 +108,8 @@ class GathererAgent:
                         following.append(nxt)
             frontier = following
         reached = sorted(goals & set(first_step))
-        direction = first_step[reached[0]] if reached else None
-        return ("move", {"direction": direction}) if direction else None
+        first = first_step[reached[0]] if reached else None
+        return None if first is None else ("move", {"direction": first})
 
 
 def _pairing(view: dict[str, Any]) -> dict[str, str]:

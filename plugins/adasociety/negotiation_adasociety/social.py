@@ -132,11 +132,13 @@ class Society:
             self.graph.add_edge(group, first, share=first_value)
             self.graph.add_edge(group, second, share=second_value)
             return group
-        if group_a is None or group_b is None:
-            loner, value, group = (first, first_value, group_b) if group_a is None else (second, second_value, group_a)
-            assert group is not None
-            self.graph.add_edge(group, loner, share=value)
-            return group
+        if group_a is None and group_b is not None:
+            self.graph.add_edge(group_b, first, share=first_value)
+            return group_b
+        if group_b is None and group_a is not None:
+            self.graph.add_edge(group_a, second, share=second_value)
+            return group_a
+        assert group_a is not None and group_b is not None
         if group_a != group_b:
             for member in self.members(group_b):
                 self.graph.add_edge(group_a, member, share=self.graph.edges[group_b, member]["share"])
@@ -179,4 +181,5 @@ class Society:
         """The graph as networkx node-link data with JSON-safe node ids (players: agent ids; groups: group:g)."""
         agent = nx.get_node_attributes(self.graph, "agent_id")
         labelled = nx.relabel_nodes(self.graph, lambda n: f"group:{n[1]}" if isinstance(n, tuple) else agent[n])
-        return nx.node_link_data(labelled, edges="edges")
+        data: dict[str, Any] = nx.node_link_data(labelled, edges="edges")
+        return data

@@ -226,3 +226,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def test_the_compat_flag_zeroes_the_proposal_field_like_the_original() -> None:
+    def bargain(config: dict[str, Any]) -> Match:
+        match = Match(AdaSocietyGame, ["c0", "c1", "m2", "m3"], config=config, seed=3)
+        pairs = {"c0": "m2", "m2": "c0", "c1": "m3", "m3": "c1"}
+        for player, other in pairs.items():
+            match.submit(player, "request_match", {"player": other})
+        match.submit("m2", "propose", {"share": 0.7})  # step 1 is odd: the higher ids open
+        match.submit("m3", "propose", {"share": 0.5})
+        match.submit("c0", "stay", {})
+        match.submit("c1", "stay", {})
+        return match
+
+    intended = bargain({}).game.observation("c0")["proposal"]
+    assert intended == pytest.approx([0.3, 0.0, 0.7, 0.0]), "m2 claims .7, c0 would get .3"
+    assert bargain({"zero_proposal_observation": True}).game.observation("c0")["proposal"] == [0.0] * 4
