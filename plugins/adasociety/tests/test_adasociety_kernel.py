@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from negotiation_adasociety import AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.encoding import decode, encode
 from negotiation_adasociety.kernels import AdaSocietyEnv, Draws
+from negotiation_adasociety.world import Draws as EngineDraws
 from negotiation_platform.engine.match import Match
 
 WEIGHTS = {"accept": 6.0, "pick": 4.0, "produce": 4.0, "dump": 2.0, "end": 0.5}
@@ -27,10 +28,20 @@ WEIGHTS = {"accept": 6.0, "pick": 4.0, "produce": 4.0, "dump": 2.0, "end": 0.5}
 class Twin:
     """An engine match and its kernel twin, started from the same draws."""
 
-    def __init__(self, game_cls: type[AdaSocietyGame], players: list[str], seed: int) -> None:
-        self.match = Match(game_cls, players, seed=seed)
+    def __init__(
+        self,
+        game_cls: type[AdaSocietyGame],
+        players: list[str],
+        seed: int,
+        *,
+        config: dict[str, Any] | None = None,
+        player_cells: list[int] | None = None,
+    ) -> None:
+        self.match = Match(game_cls, players, config=config, seed=seed)
         game = self.match.game
         assert isinstance(game, AdaSocietyGame)
+        if player_cells is not None:
+            game.use_draws(EngineDraws(**{**game.initial_draws, "player_cells": tuple(player_cells)}))
         self.game, self.players = game, players
         self.env, self.params = AdaSocietyEnv.from_config(game.settings)
         draws = Draws(**{k: jnp.array(v, jnp.int32) for k, v in game.initial_draws.items()})
@@ -125,6 +136,22 @@ def test_same_step_accepts_compound_identically() -> None:
         twin.step(actions)
     assert np.asarray(twin.state.share) == pytest.approx([0.494, 0.098, 0.196, 0.212], abs=5e-4)
     assert len(set(np.asarray(twin.state.group).tolist())) == 1
+
+
+def test_collisions_and_swaps_resolve_alike() -> None:
+    """Under several priority draws: two movers contest one cell, two players swap, then a chain pushes into a
+    player who stays."""
+    stay: tuple[str, dict[str, Any]] = ("stay", {})
+    right, left = ("move", {"direction": "right"}), ("move", {"direction": "left"})
+    for seed in range(6):
+        # c0 (0,0) → (0,1) ← c1 (0,2); m2 (3,3) ⇄ m3 (3,4)
+        twin = Twin(
+            AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed, config={"negotiation_steps": 0}, player_cells=[0, 2, 24, 25]
+        )
+        twin.step({"c0": right, "c1": left, "m2": right, "m3": left})
+        positions = twin.game.kernel_arrays()["position"]
+        assert sorted(positions[:2]) in ([0, 1], [1, 2]) and positions[2:] == [25, 24]
+        twin.step({"c0": right, "c1": right, "m2": stay, "m3": stay})
 
 
 def test_an_illegal_index_acts_as_stay_and_is_counted() -> None:
