@@ -60,7 +60,11 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     simulate.add_argument("game")
     simulate.add_argument("--batch", type=int, default=4096, help="matches stepped together")
     simulate.add_argument("--steps", type=int, default=1000, help="env-steps per match (finished matches restart)")
-    simulate.add_argument("--policy", choices=["random"], default="random")
+    simulate.add_argument(
+        "--policy",
+        default="random",
+        help="'random' (uniform legal actions) or module:function naming a jittable policy(key, obs, state) -> actions",
+    )
     simulate.add_argument("--seed", type=int, default=0)
     simulate.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
     simulate.add_argument("--json", action="store_true")
@@ -186,6 +190,7 @@ def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console)
             steps=args.steps,
             seed=args.seed,
             config=args.config,
+            policy=args.policy,
             progress=lambda done: bar.update(task, completed=done),
         )
     if args.json:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 
@@ -87,6 +88,17 @@ class CompanyCarEnv:
     def default_params(self) -> Params:
         return self._defaults
 
+    def action_space(self, params: Params) -> spaces.Box:
+        """[kind, price]: kind 0 offer, 1 accept, 2 reject; the price is read for offers only."""
+        return spaces.Box(jnp.array([0.0, params.min_price]), jnp.array([2.0, params.max_price]), (2,), jnp.float32)
+
+    def observation_space(self, params: Params) -> spaces.Dict:
+        return spaces.observed(self, params)
+
+    def current_player(self, state: State) -> jax.Array:
+        """The seat to move (turns alternate; only its row of the actions is read)."""
+        return self.actor(state)
+
     def draws(self, key: jax.Array, params: Params) -> Draws:
         seat_key, order_key = jax.random.split(key)
         return Draws(
@@ -146,7 +158,7 @@ class CompanyCarEnv:
             ],
             axis=-1,
         )
-        return {"features": features, "action_mask": self.legal_kinds(state)}
+        return {"features": features, "legal_action_mask": self.legal_kinds(state)}
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
         actor = self.actor(state)

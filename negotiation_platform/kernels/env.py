@@ -43,8 +43,17 @@ class Env(Protocol):
     def reset(self, key: jax.Array, params: Any) -> tuple[Any, Any]:
         """(obs, state) of a fresh match."""
 
+    def observe(self, state: Any, params: Any) -> Any:
+        """What every agent observes in `state` (leading axis: agents), including `legal_action_mask`."""
+
     def step(self, key: jax.Array, state: Any, actions: jax.Array, params: Any) -> Step:
         """Apply the agents' actions; only the acting agents' rows are read."""
+
+    def action_space(self, params: Any) -> Any:
+        """One agent's action space (`negotiation_platform.kernels.spaces`)."""
+
+    def observation_space(self, params: Any) -> Any:
+        """One agent's observation space."""
 
     def sample_actions(self, key: jax.Array, state: Any, params: Any) -> jax.Array:
         """Uniformly random legal actions for every agent (the `random` policy)."""

@@ -29,3 +29,8 @@ def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None =
     factory = getattr(importlib.import_module(module_name), attribute)
     parsed = registry.game(game_id).cls.parse_config(config)
     return factory.from_config(parsed)  # type: ignore[no-any-return]
+
+
+def make(game_id: str, *, registry: Registry | None = None, **config: Any) -> tuple[Any, Any]:
+    """(env, params) for `game_id` with config overrides, as gymnax's `make` — e.g. `make("split_100", rounds=4)`."""
+    return kernel_for(registry or Registry(), game_id, config or None)

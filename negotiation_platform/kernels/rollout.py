@@ -8,6 +8,7 @@ the steps where some match ended (a `lax.cond`), not built afresh on every step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -32,26 +33,45 @@ def reset_batch(env: Env, key: jax.Array, params: Any, batch: int) -> tuple[Any,
     return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)
 
 
-@partial(jax.jit, static_argnames=("env", "steps"))
-def rollout(env: Env, params: Any, key: jax.Array, state: Any, steps: int) -> tuple[Any, jax.Array, jax.Array]:
-    """Step every match `steps` times with the random policy; returns (state, summed rewards [A], episodes done)."""
+Policy = Callable[[jax.Array, Any, Any], jax.Array]
+"""`policy(key, obs, state) -> actions` for one match (rollouts vmap it): any jittable function."""
+
+
+@partial(jax.jit, static_argnames=("env", "steps", "policy"))
+def rollout(
+    env: Env, params: Any, key: jax.Array, state: Any, steps: int, policy: Policy | None = None
+) -> tuple[Any, jax.Array, jax.Array]:
+    """Step every match `steps` times; returns (state, summed rewards [A], episodes done).
+
+    `policy` chooses each match's actions from its observation (None: uniformly random legal
+    actions, without building observations at all). Finished matches restart with fresh draws.
+    """
     batch = jax.tree.leaves(state)[0].shape[0]
+    obs = jax.vmap(env.observe, in_axes=(0, None))(state, params) if policy is not None else None
 
-    def body(carry: tuple[jax.Array, Any], _: None) -> tuple[tuple[jax.Array, Any], tuple[jax.Array, jax.Array]]:
-        key, state = carry
+    def act(key: jax.Array, obs: Any, state: Any) -> jax.Array:
+        if policy is None:
+            return env.sample_actions(key, state, params)
+        return policy(key, obs, state)
+
+    def body(
+        carry: tuple[jax.Array, Any, Any], _: None
+    ) -> tuple[tuple[jax.Array, Any, Any], tuple[jax.Array, jax.Array]]:
+        key, obs, state = carry
         key, act_key, step_key, reset_key = jax.random.split(key, 4)
-        actions = jax.vmap(env.sample_actions, in_axes=(0, 0, None))(jax.random.split(act_key, batch), state, params)
+        actions = jax.vmap(act)(jax.random.split(act_key, batch), obs, state)
         step = jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(step_key, batch), state, actions, params)
+        following = (step.obs if policy is not None else None, step.state)
 
-        def reset_finished(state: Any) -> Any:
-            _, fresh = reset_batch(env, reset_key, params, batch)
-            return tree_where(step.done, fresh, state)
+        def reset_finished(current: tuple[Any, Any]) -> Any:
+            fresh = reset_batch(env, reset_key, params, batch)
+            return tree_where(step.done, (fresh[0] if policy is not None else None, fresh[1]), current)
 
         if getattr(env, "reset_when_any_done", False):
-            state = jax.lax.cond(step.done.any(), reset_finished, lambda state: state, step.state)
+            obs, state = jax.lax.cond(step.done.any(), reset_finished, lambda current: current, following)
         else:
-            state = reset_finished(step.state)
-        return (key, state), (step.rewards.sum(axis=0), step.done.sum())
+            obs, state = reset_finished(following)
+        return (key, obs, state), (step.rewards.sum(axis=0), step.done.sum())
 
-    (_, state), (rewards, dones) = jax.lax.scan(body, (key, state), None, length=steps)
+    (_, _, state), (rewards, dones) = jax.lax.scan(body, (key, obs, state), None, length=steps)
     return state, rewards.sum(axis=0), dones.sum()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from typing import Any
 
 import jax
 
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.registry import kernel_for
-from negotiation_platform.kernels.rollout import reset_batch, rollout
+from negotiation_platform.kernels.rollout import Policy, reset_batch, rollout
 from negotiation_platform.kernels.sharding import shard_batch
 from negotiation_platform.registry import Registry
 
@@ -22,11 +24,14 @@ def simulate(
     steps: int,
     seed: int = 0,
     config: dict[str, Any] | None = None,
+    policy: str = "random",
     chunk: int = 100,
     progress: Callable[[int], None] = lambda done: None,
 ) -> dict[str, Any]:
-    """Step `batch` matches `steps` times with the random policy; the first chunk (compilation) is timed apart."""
+    """Step `batch` matches `steps` times with `policy` (see `load_policy`); the first chunk (compilation) is
+    timed apart."""
     env, params = kernel_for(registry, game_id, config)
+    act = load_policy(policy)
     key = jax.random.key(seed)
     key, reset_key = jax.random.split(key)
     _, state = reset_batch(env, reset_key, params, batch)
@@ -39,7 +44,7 @@ def simulate(
         size = min(chunk, steps - done_steps)
         key, chunk_key = jax.random.split(key)
         started = time.perf_counter()
-        state, rewards, finished = rollout(env, params, chunk_key, state, size)
+        state, rewards, finished = rollout(env, params, chunk_key, state, size, act)
         jax.block_until_ready(state)
         elapsed = time.perf_counter() - started
         if done_steps == 0:
@@ -54,6 +59,7 @@ def simulate(
     rate_steps, rate_seconds = (steady_steps, steady_seconds) if steady_steps else (done_steps, first_chunk_seconds)
     return {
         "game": game_id,
+        "policy": policy,
         "batch": batch,
         "steps": steps,
         "env_steps": batch * steps,
@@ -63,3 +69,21 @@ def simulate(
         "mean_return_per_episode": [float(x) / max(episodes, 1) for x in (totals if totals is not None else [])],
         "devices": [str(d) for d in devices],
     }
+
+
+def load_policy(path: str) -> Policy | None:
+    """ "random" (None: uniformly random legal actions), or "package.module:function" / "package.module.function"
+    naming a jittable `policy(key, obs, state) -> actions` for one match."""
+    if path == "random":
+        return None
+    module_name, _, attribute = path.partition(":") if ":" in path else path.rpartition(".")
+    if not module_name or not attribute:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r}: use 'random' or 'module:function'.")
+    try:
+        found = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r}: {exc}") from None
+    if not callable(found):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r} is not a function.")
+    policy: Policy = found
+    return policy

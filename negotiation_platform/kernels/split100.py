@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.utilities import split_100_utilities
 
@@ -49,6 +50,21 @@ class Split100Env:
     def default_params(self) -> Params:
         return self._defaults
 
+    @property
+    def num_actions(self) -> int:
+        return self.total + 3
+
+    def action_space(self, params: Params) -> spaces.Discrete:
+        """0..total propose to keep that much, total+1 accepts, total+2 walks away."""
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: Params) -> spaces.Dict:
+        return spaces.observed(self, params)
+
+    def current_player(self, state: State) -> jax.Array:
+        """The seat to move (turns alternate; only its row of the actions is read)."""
+        return state.turn % 2
+
     def draws(self, key: jax.Array, params: Params) -> None:
         return None  # split_100 has no randomness
 
@@ -82,7 +98,7 @@ class Split100Env:
             ],
             axis=-1,
         )
-        return {"features": features, "action_mask": self.action_mask(state)}
+        return {"features": features, "legal_action_mask": self.action_mask(state)}
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
         actor = state.turn % 2

@@ -19,6 +19,7 @@ import numpy as np
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
 from negotiation_adasociety.world import DIRECTIONS, Rules
+from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
@@ -102,6 +103,13 @@ class AdaSocietyEnv:
         env = cls(config, game_id="adasociety_hard" if isinstance(config, HardConfig) else "adasociety")
         return env, env.default_params()
 
+    def action_space(self, params: Params) -> spaces.Discrete:
+        """The 27-index layout of `negotiation_adasociety.encoding` (37 in the hard preset)."""
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: Params) -> spaces.Dict:
+        return spaces.observed(self, params)
+
     def default_params(self) -> Params:
         config, rules = self.config, Rules(self.config)
         return Params(
@@ -151,7 +159,7 @@ class AdaSocietyEnv:
 
     def reset(self, key: jax.Array, params: Params) -> tuple[dict[str, jax.Array], State]:
         state = self.init_state(params, self.draws(key, params))
-        return self.observations(state, params), state
+        return self.observe(state, params), state
 
     # --- legality -------------------------------------------------------------------------------
 
@@ -214,7 +222,7 @@ class AdaSocietyEnv:
         time = state.time + jnp.where(state.done, 0, 1)
         new = social._replace(time=time, totals=state.totals + rewards, done=time >= self.max_length)
         info = {"illegal": jnp.sum(~legal & ~state.done)}
-        return Step(self.observations(new, params), new, rewards, new.done, info)
+        return Step(self.observe(new, params), new, rewards, new.done, info)
 
     def _physical(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> State:
         r = self.num_resources
@@ -323,7 +331,7 @@ class AdaSocietyEnv:
 
     # --- observations ---------------------------------------------------------------------------
 
-    def observations(self, state: State, params: Params) -> dict[str, jax.Array]:
+    def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         """Each player's RL observation (leading axis: players), the layout of the engine's `observation`."""
         n, size, fov = self.num_agents, self.size, self.fov
         players = jnp.arange(n)
@@ -371,6 +379,7 @@ class AdaSocietyEnv:
             "time": jnp.broadcast_to(state.time, (n, 1)),
             "player_id": jnp.eye(n, dtype=jnp.int32),
             "action_mask": mask.astype(jnp.int32),
+            "legal_action_mask": mask,
             "proposal": proposal,
             "social_state": jnp.broadcast_to((same & ~jnp.eye(n, dtype=bool)).astype(jnp.int32), (n, n, n)),
         }

@@ -48,7 +48,7 @@ class Twin:
         self.state = self.env.init_state(self.params, draws)
         self.transition = jax.jit(self.env.transition)
         self.legal_mask = jax.jit(self.env.legal_mask)
-        self.observations = jax.jit(self.env.observations)
+        self.observations = jax.jit(self.env.observe)
 
     def step(self, actions: dict[str, tuple[str, dict[str, Any]]]) -> None:
         """Both sides take the same actions; then every array and every reward must agree."""

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_coin_games.variants import value_vectors
+from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 
 HANDS = ("rock", "paper", "scissors")
@@ -76,6 +77,13 @@ class CoinEnv:
     def default_params(self) -> None:
         return None
 
+    def action_space(self, params: None) -> spaces.MultiDiscrete:
+        """A claim of each item type, 0..the most that can be on the table (more is clipped)."""
+        return spaces.MultiDiscrete((int(self.max_claim()) + 1,) * self.items)
+
+    def observation_space(self, params: None) -> spaces.Dict:
+        return spaces.observed(self, params)
+
     def starters(self, first_starter: jax.Array) -> jax.Array:
         """int32[rounds]: the starting agent of each round (drawn once, then alternating)."""
         return (first_starter + jnp.arange(self.rounds)) % 2
@@ -103,7 +111,7 @@ class CoinEnv:
         """f32[2, k]: what each agent knows of values this round."""
         return state.draws.values[r]
 
-    def observe(self, state: State) -> dict[str, jax.Array]:
+    def observe(self, state: State, params: None = None) -> dict[str, jax.Array]:
         r = jnp.minimum(state.round, self.rounds - 1)
         starter = self.starters(state.draws.first_starter)[r]
         stock = state.draws.stock[r]
@@ -116,7 +124,13 @@ class CoinEnv:
             ],
             axis=-1,
         )
-        return {"features": features, "max_claim": jnp.broadcast_to(stock, (2, self.items))}
+        claims = jnp.arange(int(self.max_claim()) + 1)
+        legal = jnp.broadcast_to(claims <= stock[:, None], (2, self.items, claims.shape[0])) & ~state.done
+        return {
+            "features": features,
+            "max_claim": jnp.broadcast_to(stock, (2, self.items)),
+            "legal_action_mask": legal,
+        }
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
         r = jnp.minimum(state.round, self.rounds - 1)

@@ -1,0 +1,83 @@
+"""What a JAX RL user expects of every kernel: make, spaces, masks, policies in rollouts, auto-reset."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from negotiation_platform.kernels import kernel_games, make, rollout  # noqa: E402
+from negotiation_platform.kernels.rollout import reset_batch  # noqa: E402
+from negotiation_platform.registry import Registry  # noqa: E402
+
+GAMES = sorted(kernel_games(Registry()))
+
+
+def accept_or_ask_half(key: jax.Array, obs: dict[str, jax.Array], state: Any) -> jax.Array:
+    """split_100: accept whenever allowed, otherwise propose to keep 50 (codes: 0..100 keep, 101 accept)."""
+    accept = obs["legal_action_mask"][:, 101]
+    return jnp.where(accept, 101, 50).astype(jnp.int32)
+
+
+def test_make_takes_config_overrides() -> None:
+    env, params = make("split_100", rounds=4, discount=0.5)
+    assert int(params.rounds) == 4 and float(params.discount) == 0.5
+    assert env.num_actions == 103 and env.action_space(params).n == 103
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_kernel_observes_a_legal_action_mask_within_its_spaces(game: str) -> None:
+    env, params = make(game)
+    obs, state = env.reset(jax.random.key(0), params)
+    assert "legal_action_mask" in obs and obs["legal_action_mask"].dtype == jnp.bool_
+    assert obs["legal_action_mask"].shape[0] == env.num_agents
+    space = env.observation_space(params)
+    for name, field in space.spaces.items():
+        assert obs[name].shape == (env.num_agents, *field.shape), name
+    assert bool(space.contains({name: value[0] for name, value in obs.items()}))
+    actions = env.sample_actions(jax.random.key(1), state, params)
+    action_space = env.action_space(params)
+    assert bool(action_space.contains(actions[0])) and actions.shape[1:] == action_space.shape
+
+
+def test_a_fixed_policy_gives_the_expected_returns() -> None:
+    env, params = make("split_100")
+    batch, steps = 8, 10
+    _, state = reset_batch(env, jax.random.key(0), params, batch)
+    _, returns, episodes = rollout(env, params, jax.random.key(1), state, steps, accept_or_ask_half)
+    # every match: seat 0 proposes to keep 50, seat 1 accepts; two steps, 50 each, then a fresh match
+    assert int(episodes) == batch * steps // 2
+    np.testing.assert_allclose(np.asarray(returns), [50.0 * batch * steps / 2] * 2)
+
+
+@pytest.mark.parametrize("game", ["company_car", "adasociety"])
+def test_finished_matches_restart_with_fresh_draws(game: str) -> None:
+    env, params = make(game)
+    _, state = reset_batch(env, jax.random.key(0), params, 32)
+    lengths = {"company_car": 40, "adasociety": 121}
+    after, _, episodes = rollout(env, params, jax.random.key(5), state, lengths[game])
+    assert int(episodes) >= 32
+    before, now = jax.tree.leaves(state), jax.tree.leaves(after)
+    assert any(not np.array_equal(a, b) for a, b in zip(before, now, strict=True))
+    if game == "adasociety":
+        assert int(after.time.max()) == 1, "every match ended at step 120 and restarted"
+        assert not np.array_equal(np.asarray(after.position), np.asarray(state.position))
+
+
+def test_simulate_accepts_a_policy_by_dotted_path() -> None:
+    command = [sys.executable, "-m", "negotiation_platform.cli.main", "simulate", "split_100", "--batch", "4"]
+    policy = "tests.test_kernel_conventions:accept_or_ask_half"
+    out = subprocess.run(
+        [*command, "--steps", "20", "--policy", policy, "--json"], capture_output=True, text=True, check=True
+    )
+    report = json.loads(out.stdout)
+    assert report["policy"] == policy and report["mean_return_per_episode"] == [50.0, 50.0]
+    bad = subprocess.run([*command, "--policy", "nowhere:nothing"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr and "nowhere" in bad.stderr
