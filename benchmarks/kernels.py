@@ -1,77 +1,100 @@
-"""JAX kernel throughput against the engine, for the same game and the same random policy, in one run.
+"""Every game's JAX kernel against the engine, with uniformly random legal play, in one run.
 
-For batches of 1, 64, 4,096 and 65,536 matches it times `rollout` (jit + vmap + lax.scan, finished
-matches reset in place, compilation excluded) and prints env-steps per second next to the engine's
-steps per second (Match.submit with uniformly random legal moves, in Python, measured in this run),
-and their ratio.
+The engine plays whole matches through `Match` (random legal actions with random payloads that
+satisfy each action's schema, a short message where a turn is talk only); the kernel runs
+`rollout` (jit + vmap + lax.scan, finished matches restart, compilation excluded) at batches of
+1, 64, 4,096 and 65,536. Both are compared in whole matches per second — the unit that counts
+the same work on both sides whatever a game calls a step — and the kernel's env-steps/s is shown
+beside it.
 
-    python benchmarks/kernels.py [--game split_100|company_car] [--engine-seconds 2]
+    python benchmarks/kernels.py [--games split_100 company_car …] [--engine-seconds 2] [--batches 1 64 4096]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 
 import jax
 
+from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.engine import Match
-from negotiation_platform.kernels import kernel_for
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.kernels import kernel_for, kernel_games
 from negotiation_platform.kernels.rollout import reset_batch, rollout
 from negotiation_platform.registry import Registry
 
 BATCHES = (1, 64, 4096, 65536)
+TRIES = 20
 
 
-def random_payload(name: str, rng: random.Random) -> dict[str, float]:
-    if name == "propose":
-        return {"mine": rng.randint(0, 100)}
-    if name == "offer":
-        return {"price": rng.uniform(10000, 100000)}
-    return {}
+def random_move(match: Match, player: str, rng: random.Random) -> None:
+    """One random legal move (or a message where only talk is open); a forfeit after repeated refusals."""
+    allowed = match.allowed_actions(player)
+    if not allowed:
+        match.send_message(player, "ok")
+        return
+    for _ in range(TRIES):
+        action = rng.choice(allowed)
+        try:
+            match.submit(player, action.name, sample_payload(match.game.action_payload_schema(player, action), rng))
+            return
+        except NegotiationError:
+            continue
+    match.play_default(player, "benchmark: no legal payload found")
 
 
-def engine_steps_per_second(registry: Registry, game_id: str, seconds: float) -> float:
+def engine_matches_per_second(registry: Registry, game_id: str, seconds: float) -> tuple[float, float]:
+    """(matches/s, actions/s) of the engine under random legal play."""
     game = registry.game(game_id).cls
+    players = [f"p{i}" for i in range(game.spec.roles.min_players)]
     rng = random.Random(0)
-    steps, started, seed = 0, time.perf_counter(), 0
+    matches = actions = 0
+    started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        match = Match(game, ["a", "b"], seed=seed)
-        seed += 1
+        match = Match(game, players, seed=matches)
         while not match.finished:
-            player = match.acting()[0]
-            name = rng.choice([a.name for a in match.allowed_actions(player)])
-            match.submit(player, name, random_payload(name, rng))
-            steps += 1
-    return steps / (time.perf_counter() - started)
+            for player in match.acting():
+                if not match.finished:
+                    random_move(match, player, rng)
+                    actions += 1
+        matches += 1
+    elapsed = time.perf_counter() - started
+    return matches / elapsed, actions / elapsed
 
 
-def kernel_steps_per_second(registry: Registry, game_id: str, batch: int) -> float:
+def kernel_rates(registry: Registry, game_id: str, batch: int, repeats: int = 3) -> tuple[float, float]:
+    """(matches/s, env-steps/s) of the kernel's random rollout at `batch` (median of `repeats`)."""
     env, params = kernel_for(registry, game_id)
-    steps = max(50, min(2000, 2_000_000 // batch))
+    steps = max(100, min(2000, 2_000_000 // batch))
     _, state = reset_batch(env, jax.random.key(0), params, batch)
     jax.block_until_ready(rollout(env, params, jax.random.key(1), state, steps))  # compile
-    best = float("inf")
-    for repeat in range(3):
+    timings = []
+    for repeat in range(repeats):
         started = time.perf_counter()
-        jax.block_until_ready(rollout(env, params, jax.random.key(2 + repeat), state, steps))
-        best = min(best, time.perf_counter() - started)
-    return batch * steps / best
+        _, _, episodes = jax.block_until_ready(rollout(env, params, jax.random.key(2 + repeat), state, steps))
+        timings.append((time.perf_counter() - started, int(episodes)))
+    seconds, episodes = statistics.median(t for t, _ in timings), statistics.median(e for _, e in timings)
+    return episodes / seconds, batch * steps / seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--game", default="split_100")
-    parser.add_argument("--engine-seconds", type=float, default=2.0)
-    args = parser.parse_args()
     registry = Registry()
-    engine = engine_steps_per_second(registry, args.game, args.engine_seconds)
-    print(f"{args.game} on {jax.devices()}; engine (Match, Python): {engine:,.0f} steps/s")
-    print(f"{'batch':>7} {'kernel env-steps/s':>20} {'engine steps/s':>16} {'ratio':>9}")
-    for batch in BATCHES:
-        kernel = kernel_steps_per_second(registry, args.game, batch)
-        print(f"{batch:>7,} {kernel:>20,.0f} {engine:>16,.0f} {kernel / engine:>8,.0f}x")
+    parser.add_argument("--games", nargs="*", default=sorted(kernel_games(registry)))
+    parser.add_argument("--engine-seconds", type=float, default=2.0)
+    parser.add_argument("--batches", type=int, nargs="*", default=list(BATCHES))
+    args = parser.parse_args()
+    print(f"devices: {jax.devices()}")
+    for game_id in args.games:
+        engine_matches, engine_actions = engine_matches_per_second(registry, game_id, args.engine_seconds)
+        print(f"\n{game_id}: engine {engine_matches:,.0f} matches/s ({engine_actions:,.0f} actions/s)")
+        print(f"{'batch':>7} {'kernel matches/s':>17} {'env-steps/s':>14} {'x engine':>10}")
+        for batch in args.batches:
+            matches, steps = kernel_rates(registry, game_id, batch)
+            print(f"{batch:>7,} {matches:>17,.0f} {steps:>14,.0f} {matches / engine_matches:>9,.0f}x")
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ class Society:
         for first, second, first_value, second_value in pairs:
             touched.add(self._merge(first, second, first_value, second_value))
         self.accepts.clear()
-        for group in touched:
+        for group in touched & set(self.graph.nodes):  # a group merged away later in the step is gone
             members = self.members(group)
             total = sum(self.graph.edges[group, m]["share"] for m in members)
             for member in members:

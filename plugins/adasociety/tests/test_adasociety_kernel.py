@@ -201,3 +201,28 @@ def test_simulate_runs_both_games(game: str) -> None:
     out = subprocess.run([*command, "--steps", "300", "--json"], capture_output=True, text=True, check=True).stdout
     report = json.loads(out)
     assert report["env_steps"] == 2400 and report["episodes_finished"] >= 8
+
+
+def test_a_group_touched_then_merged_away_merges_alike_in_the_kernel() -> None:
+    """Groups x = {1, 3} (id 0) and y = {2, 4} (id 1); in one step 0 accepts 1's claim .5 and 2 accepts 3's
+    claim .5: 0 joins x, then x moves into y. Expected, by hand: 0 .4, 1 .1, 2 .2, 3 .1, 4 .2, all in group 1."""
+    jobs = [
+        {"name": "carpenter", "fov": 3, "caps": {"wood": 1}, "values": {}, "count": 3},
+        {"name": "miner", "fov": 3, "caps": {"hammer": 1}, "values": {}, "count": 2},
+    ]
+    env, params = AdaSocietyEnv.from_config(AdaSocietyGame.Config(jobs=jobs))
+    _, state = env.reset(jax.random.key(0), params)
+    state = state._replace(
+        time=jnp.int32(4),
+        partner=jnp.array([1, 0, 3, 2, -1], jnp.int32),
+        parity=jnp.array([0, 1, 0, 1, -1], jnp.int32),
+        proposal=jnp.array([0.0, 0.5, 0.0, 0.5, 0.0], jnp.float32),
+        group=jnp.array([-1, 0, 1, 0, 1], jnp.int32),
+        share=jnp.array([0.0, 0.5, 0.5, 0.5, 0.5], jnp.float32),
+        next_group=jnp.int32(2),
+    )
+    stay, accept = 4, env.accept_at
+    out = env.transition(state, jnp.array([accept, stay, accept, stay, stay], jnp.int32), jnp.arange(5), params)
+    assert int(out.info["illegal"]) == 0
+    assert out.state.group.tolist() == [1, 1, 1, 1, 1]
+    np.testing.assert_allclose(np.asarray(out.state.share), [0.4, 0.1, 0.2, 0.1, 0.2], atol=1e-6)

@@ -300,3 +300,31 @@ def test_a_proposal_must_be_on_the_scale() -> None:
     assert refusal(match, "m2", "propose", {"share": "0.5"}).code is ErrorCode.INVALID_PAYLOAD
     assert refusal(match, "m2", "propose", {"share": 1.0}).code is ErrorCode.INVALID_PAYLOAD
     match.submit("m2", "propose", {"share": 0.1})
+
+
+def test_a_group_touched_then_merged_away_in_one_step_is_not_normalised_twice() -> None:
+    """Pairs merge in order of their lower id: (0, 1) puts the loner 0 into 1's group, then (2, 3) moves that
+    whole group into 2's. Shares are normalised once, over the surviving group."""
+    society = Society([f"p{i}" for i in range(5)], ["carpenter"] * 3 + ["miner"] * 2)
+
+    def pair(a: int, b: int, claim: float) -> None:
+        society.request(a, b)
+        society.request(b, a)
+        society.post_update()
+        society.propose(b, claim)
+        society.accept(a)
+        society.post_update()
+
+    pair(1, 3, 0.5)  # group x = {1, 3}
+    pair(2, 4, 0.5)  # group y = {2, 4}
+    for a, b in ((0, 1), (2, 3)):
+        society.request(a, b)
+        society.request(b, a)
+    society.post_update()
+    society.propose(1, 0.5)
+    society.propose(3, 0.5)
+    society.accept(0)
+    society.accept(2)
+    society.post_update()
+    assert society.groups() == [("group", 1)]
+    assert [society.share(p) for p in range(5)] == pytest.approx([0.4, 0.1, 0.2, 0.1, 0.2])
