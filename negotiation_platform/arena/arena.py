@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
 
@@ -226,7 +227,7 @@ class Arena:
         try:
             return entry.cls.parse_config(config)
         except ValidationError as exc:
-            problems = [{"field": ".".join(str(p) for p in err["loc"]), "problem": err["msg"]} for err in exc.errors()]
+            problems = validation_problems(exc, "(config)")
             raise NegotiationError(
                 ErrorCode.INVALID_CONFIG,
                 f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),

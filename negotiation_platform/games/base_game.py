@@ -59,6 +59,14 @@ class GameResult:
         return asdict(self)
 
 
+MAX_ROUNDS = 1_000
+"""Bounds every game's config numbers stay within, so the work of one call (a view, a prompt, a
+menu of offers) stays bounded whatever a client asks for."""
+MAX_MESSAGES = 100
+MAX_MESSAGE_CHARS = 10_000
+MAX_SECONDS = 86_400.0
+
+
 class GameConfig(BaseModel):
     """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed."""
 
