@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.rules_text import describe_payload
 from negotiation_platform.spec import ActionSpec
+from negotiation_platform.strict_json import validate_strict
 
 
 def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
@@ -21,7 +22,7 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
             f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
         )
     try:
-        model = action.payload.model_validate(dict(payload or {}))
+        model = validate_strict(action.payload, dict(payload or {}))
     except ValidationError as exc:
         problems = validation_problems(exc, "(payload)")
         raise NegotiationError(

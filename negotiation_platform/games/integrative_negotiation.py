@@ -23,7 +23,7 @@ negotiators list them all."""
 class Issue(BaseModel):
     """One issue: its options in order, each role's points per option, and (numeric) snap bounds."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
     options: tuple[Option, ...] = Field(min_length=1, max_length=MAX_OPTIONS)
     points: dict[str, tuple[float, ...]]
     snap_upper_bounds: tuple[float, ...] | None = Field(
