@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from negotiation_coin_games.base import CoinConfig, CoinGame
 from negotiation_coin_games.deal_table import DealTable, deal_table
+from negotiation_platform.spec import ActionSpec
 
 
 class ClassicConfig(CoinConfig):
@@ -145,6 +146,18 @@ class DealOrNoDeal(CoinGame[DealConfig]):
         first, second = self.rng.choice(pairs)
         values = {p: dict(zip(cfg.items, v, strict=True)) for p, v in zip(self.players, (first, second), strict=True)}
         return {"stock": dict(zip(cfg.items, counts, strict=True)), "values": values}
+
+    def action_payload_schema(self, player_id: str, action: ActionSpec) -> dict[str, Any]:
+        """The split's claims bounded by this round's stock, so agents that sample the schema claim legally."""
+        schema = super().action_payload_schema(player_id, action)
+        if action.name != "split" or not self.game_data.get("rounds"):
+            return schema
+        stock = self.round_data["stock"]
+        properties = {
+            item: {**prop, "maximum": stock[item], "description": f"How many {item} you claim (0..{stock[item]})."}
+            for item, prop in schema["properties"].items()
+        }
+        return {**schema, "properties": properties}
 
     def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
         stock = self.round_data["stock"]

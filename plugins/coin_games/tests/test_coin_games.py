@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import pytest
 
 from negotiation_coin_games import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit, proportional_allocation
 from negotiation_coin_games.deal_table import deal_table, value_vectors
+from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.arena import Arena
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -173,6 +175,33 @@ class TestDealConfigFeasibility:
         assert done.returncode != 0 and done.stdout == ""
         assert len(done.stderr.strip().splitlines()) == 1
         assert json.loads(done.stderr)["error"]["code"] == "invalid_config"
+
+
+class TestDealClaimSchema:
+    """Defect 10 of issue 11: agents sampled claims up to max_count, above a small stock, until they gave up."""
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("seed", range(1, 6))
+    async def test_each_seat_sees_claims_bounded_by_the_rounds_stock(self, seed: int) -> None:
+        arena = Arena()
+        a = await arena.start_game("deal_or_no_deal", seed=seed, config={"messages_per_round": 0})
+        await arena.join_game(a["match_id"])
+        state = await arena.get_turn_state(a["match_id"], a["token"])
+        stock = state["view"]["stock"]
+        schema = next(x for x in state["allowed_actions"] if x["name"] == "split")["payload_schema"]
+        assert {item: prop["maximum"] for item, prop in schema["properties"].items()} == stock
+        static = DealOrNoDeal.spec.phases[-1].actions[0].model_dump()["payload"]
+        assert {prop["maximum"] for prop in static["properties"].values()} == {4}  # the spec itself is unchanged
+
+    @pytest.mark.parametrize("seed", range(1, 31))
+    def test_random_claims_from_the_seat_schema_are_always_legal(self, seed: int) -> None:
+        m = new(DealOrNoDeal, seed=seed)
+        finish_talk(m)
+        rng = random.Random(seed)
+        split_action = m.spec.phase("split").actions[0]
+        for player in m.players:
+            payload = sample_payload(m.game.action_payload_schema(player, split_action), rng)
+            assert m.game.explain_invalid_action(player, {"type": "split", **payload}) is None
 
 
 class TestTrustAndSplit:
