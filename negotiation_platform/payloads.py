@@ -1,4 +1,5 @@
-"""Validation of an action's payload against its spec, shared by the engine and `BaseGame.is_valid_action`."""
+"""Validation of an action's payload against its spec, shared by the engine and `BaseGame.is_valid_action`,
+and the readable form of pydantic's complaints, shared with config refusals."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pydantic import ValidationError
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.rules_text import describe_payload
 from negotiation_platform.spec import ActionSpec
+from negotiation_platform.strict_json import validate_strict
 
 
 def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
@@ -20,15 +22,9 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
             f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
         )
     try:
-        model = action.payload.model_validate(dict(payload or {}))
+        model = validate_strict(action.payload, dict(payload or {}))
     except ValidationError as exc:
-        problems = [
-            {
-                "field": ".".join(str(p) for p in err["loc"]) or "(payload)",
-                "problem": "missing (a required field)" if err["type"] == "missing" else err["msg"],
-            }
-            for err in exc.errors()
-        ]
+        problems = validation_problems(exc, "(payload)")
         raise NegotiationError(
             ErrorCode.INVALID_PAYLOAD,
             f"Invalid payload for `{action.name}`: "
@@ -37,3 +33,16 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
             problems=problems,
         ) from None
     return model.model_dump(mode="json")
+
+
+def validation_problems(exc: ValidationError, whole: str) -> list[dict[str, str]]:
+    """One {"field", "problem"} per complaint, in plain words; `whole` names the object itself."""
+    return [
+        {
+            "field": ".".join(str(p) for p in err["loc"]) or whole,
+            "problem": "missing (a required field)"
+            if err["type"] == "missing"
+            else err["msg"].removeprefix("Value error, "),
+        }
+        for err in exc.errors()
+    ]

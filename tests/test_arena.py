@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 
 from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
+from negotiation_platform.agents.base import Decision
+from negotiation_platform.agents.driver import MAX_ATTEMPTS
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -167,3 +170,24 @@ async def test_two_concession_agents_agree_on_split_100(registry) -> None:
     )
     assert result["agreement"] is True and sum(result["payoffs"].values()) == 100.0
     assert all(35 <= v <= 65 for v in result["payoffs"].values())
+
+
+class StubbornAgent:
+    """Always claims more than there is: every proposal is refused."""
+
+    name = "stubborn"
+
+    def decide(self, turn: dict[str, Any]) -> Decision:
+        return Decision(action="propose", payload={"mine": 1_000})
+
+
+async def test_an_agent_refused_again_and_again_forfeits_its_turn_not_the_match(registry) -> None:
+    arena = Arena(registry)
+    result = await play_match(
+        arena, "split_100", [StubbornAgent(), ConcessionAgent(seed=1)], seed=5, config={"rounds": 2}
+    )
+    assert result["status"] == "finished"
+    forfeits = [e for e in arena.events(result["match_id"]) if e["kind"] == "timeout"]
+    assert forfeits and all(e["data"]["players"] == ["stubborn"] for e in forfeits)
+    reason = forfeits[0]["data"]["reason"]
+    assert f"refused {MAX_ATTEMPTS} times in a row" in reason and "less than or equal to 100" in reason

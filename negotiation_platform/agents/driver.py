@@ -18,7 +18,7 @@ from negotiation_platform.arena import MAX_WAIT_SECONDS, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_ATTEMPTS = 25
-"""How often an agent may be refused on one turn before the driver gives up on it."""
+"""How often an agent may be refused on one turn before its move is forfeited (the default move)."""
 RETRYABLE = {
     ErrorCode.INVALID_ACTION,
     ErrorCode.INVALID_PAYLOAD,
@@ -43,7 +43,8 @@ class SeatHandle:
 
 
 class AgentGaveUp(RuntimeError):
-    """An agent kept proposing refused moves; a bug in the agent, reported instead of looping."""
+    """A seat cannot go on: its move must be forfeited through a connection that cannot play defaults,
+    or every agent waits in a phase without a clock."""
 
 
 async def open_seats(
@@ -63,8 +64,11 @@ async def open_seats(
 async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
     """Ask the agent for a decision and carry it out, asking again after each refusal.
 
-    Returns whether the agent did anything (an agent may choose to wait in a free phase).
+    Returns whether the agent did anything (an agent may choose to wait in a free phase). An agent
+    refused `MAX_ATTEMPTS` times in a row forfeits the move: the phase's default action is played
+    and the last refusal logged, so a confused agent costs its turn, never the match.
     """
+    refusal: NegotiationError | None = None
     for _ in range(MAX_ATTEMPTS):
         decided = seat.agent.decide(turn)
         decision = await decided if inspect.isawaitable(decided) else decided
@@ -82,13 +86,16 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
             if decision.action is not None:
                 await arena.perform_action(match_id, seat.token, decision.action, decision.payload)
             return True
-        except NegotiationError as refusal:
-            if refusal.code not in RETRYABLE:
+        except NegotiationError as refused:
+            if refused.code not in RETRYABLE:
                 raise
-            turn = {**await arena.get_turn_state(match_id, seat.token), "refusal": refusal.to_dict()}
+            refusal = refused
+            turn = {**await arena.get_turn_state(match_id, seat.token), "refusal": refused.to_dict()}
             if not turn["your_turn"]:
                 return True
-    raise AgentGaveUp(f"{seat.agent.name} ({seat.agent_id}) was refused {MAX_ATTEMPTS} times in a row")
+    last = f": {refusal.message}" if refusal is not None else ""
+    await _forfeit(arena, match_id, seat, f"{seat.agent.name} was refused {MAX_ATTEMPTS} times in a row{last}")
+    return True
 
 
 async def _forfeit(arena: ArenaApi, match_id: str, seat: SeatHandle, reason: str) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import hmac
 import json
+import math
 import re
 import secrets
 import time
@@ -24,8 +25,10 @@ from pydantic import ValidationError
 
 from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
+from negotiation_platform.strict_json import json_problem
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
@@ -133,8 +136,13 @@ class Arena:
         """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new."""
         live, seat = self._seat(match_id, token)
         cursor = _cursor(since)
-        if isinstance(wait_seconds, bool) or not isinstance(wait_seconds, int | float) or wait_seconds < 0:
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a number >= 0.")
+        if (
+            isinstance(wait_seconds, bool)
+            or not isinstance(wait_seconds, int | float)
+            or not math.isfinite(wait_seconds)
+            or wait_seconds < 0
+        ):
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a finite number >= 0.")
         give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
         while True:
             state = self._turn_state(live, seat, cursor)
@@ -161,6 +169,11 @@ class Arena:
         live, seat = self._running(match_id, token)
         if payload is not None and not isinstance(payload, dict):
             raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
+        problem = json_problem(payload)
+        if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
+            where, why = problem
+            field = ".".join(str(p) for p in where) or "(payload)"
+            raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
         if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
             raise NegotiationError(
                 ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
@@ -226,7 +239,7 @@ class Arena:
         try:
             return entry.cls.parse_config(config)
         except ValidationError as exc:
-            problems = [{"field": ".".join(str(p) for p in err["loc"]), "problem": err["msg"]} for err in exc.errors()]
+            problems = validation_problems(exc, "(config)")
             raise NegotiationError(
                 ErrorCode.INVALID_CONFIG,
                 f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),

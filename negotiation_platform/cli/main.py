@@ -267,14 +267,44 @@ COMMANDS: dict[str, Command] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and a non-zero exit, never a traceback.
+
+    A refusal by the arena prints its structured error as one JSON line (exit 2); a bad argument
+    exits 2 too; anything else (an unreachable server, a port taken) prints what failed (exit 1).
+    """
     registry = Registry()
     args = build_parser(registry).parse_args(argv)
     console = Console(stderr=False)
+    port = getattr(args, "port", None)
+    if isinstance(port, int) and not 1 <= port <= MAX_PORT:
+        return _fail(args, f"--port must be between 1 and {MAX_PORT}, got {port}", 2)
     try:
         return COMMANDS[args.command](args, registry, console)
-    except NegotiationError as error:
-        print(json.dumps(error.to_dict()), file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the one place that turns any failure into one line
+        leaf = _innermost(exc)
+        if isinstance(leaf, NegotiationError):
+            print(json.dumps(leaf.to_dict()), file=sys.stderr)
+            return 2
+        reason = " ".join(str(leaf).split()) or "(no message)"
+        via = getattr(args, "via", None)
+        return _fail(args, f"{type(leaf).__name__}: {reason}" + (f" (via {via})" if via else ""), 1)
+
+
+MAX_PORT = 65_535
+
+
+def _fail(args: argparse.Namespace, reason: str, code: int) -> int:
+    print(f"negotiation-platform {args.command}: {reason}", file=sys.stderr)
+    return code
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (task groups wrap a connection's failure)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 if __name__ == "__main__":

@@ -6,7 +6,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
+from negotiation_platform.games.base_game import (
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGES,
+    MAX_SECONDS,
+    BaseGame,
+    GameConfig,
+    GameState,
+    PlayerAction,
+)
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import (
     ActionSpec,
@@ -29,12 +37,14 @@ class AuctionConfig(GameConfig):
     value_low: int = Field(
         default=0, ge=0, description="Private values are drawn uniformly from integers in [low, high]."
     )
-    value_high: int = Field(default=100, ge=0)
+    value_high: int = Field(default=100, ge=0, le=1_000_000_000)
     pricing: Literal["first", "second"] = "first"
-    messages_per_bidder: int = Field(default=3, ge=0)
-    max_message_length: int = Field(default=500, ge=1)
-    discuss_seconds: float | None = Field(default=60.0, gt=0, description="Clock of the discussion phase.")
-    bid_seconds: float | None = Field(default=None, gt=0, description="Clock of the bidding phase.")
+    messages_per_bidder: int = Field(default=3, ge=0, le=MAX_MESSAGES)
+    max_message_length: int = Field(default=500, ge=1, le=MAX_MESSAGE_CHARS)
+    discuss_seconds: float | None = Field(
+        default=60.0, gt=0, le=MAX_SECONDS, description="Clock of the discussion phase."
+    )
+    bid_seconds: float | None = Field(default=None, gt=0, le=MAX_SECONDS, description="Clock of the bidding phase.")
 
     @model_validator(mode="after")
     def _range(self) -> AuctionConfig:

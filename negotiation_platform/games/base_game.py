@@ -21,6 +21,7 @@ from negotiation_platform.errors import NegotiationError
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
+from negotiation_platform.strict_json import validate_strict
 
 
 class GameState(Enum):
@@ -59,10 +60,19 @@ class GameResult:
         return asdict(self)
 
 
-class GameConfig(BaseModel):
-    """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed."""
+MAX_ROUNDS = 1_000
+"""Bounds every game's config numbers stay within, so the work of one call (a view, a prompt, a
+menu of offers) stays bounded whatever a client asks for."""
+MAX_MESSAGES = 100
+MAX_MESSAGE_CHARS = 10_000
+MAX_SECONDS = 86_400.0
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+class GameConfig(BaseModel):
+    """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed, and
+    numbers must be finite (a clock of Infinity would also not survive being sent as JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True)
@@ -124,8 +134,9 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     @classmethod
     def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
-        """Validate a config mapping against `Config` (raises pydantic's ValidationError)."""
-        return config if isinstance(config, cls.Config) else cls.Config.model_validate(dict(config or {}))
+        """Validate a config mapping against `Config`, as strict JSON (raises pydantic's ValidationError):
+        `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number."""
+        return config if isinstance(config, cls.Config) else validate_strict(cls.Config, dict(config or {}))
 
     @classmethod
     def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:

@@ -16,7 +16,14 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, Field
 
 from negotiation_platform.games import json_response
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
+from negotiation_platform.games.base_game import (
+    MAX_ROUNDS,
+    MAX_SECONDS,
+    BaseGame,
+    GameConfig,
+    GameState,
+    PlayerAction,
+)
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import (
     ActionSpec,
@@ -31,11 +38,13 @@ from negotiation_platform.spec import (
 
 
 class BilateralConfig(GameConfig):
-    rounds: int = Field(default=5, ge=2, description="Rounds; each player may make rounds - 1 proposals.")
+    rounds: int = Field(
+        default=5, ge=2, le=MAX_ROUNDS, description="Rounds; each player may make rounds - 1 proposals."
+    )
     batna_decay: float | dict[str, float] = Field(
         default=0.015, description="Per-round BATNA decay, one rate or one per role."
     )
-    seconds_per_turn: float | None = Field(default=None, gt=0)
+    seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
 
 
 BilateralConfigT = TypeVar("BilateralConfigT", bound=BilateralConfig)

@@ -3,27 +3,43 @@
 from __future__ import annotations
 
 import itertools
+import math
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
 
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 Option = int | str
+ROLES = ("IT", "Marketing")
+MAX_OPTIONS = 10
+MAX_PROPOSALS = 10_000
+"""Bound on the number of distinct proposals (the product of the option counts): scripted
+negotiators list them all."""
 
 
 class Issue(BaseModel):
     """One issue: its options in order, each role's points per option, and (numeric) snap bounds."""
 
-    model_config = ConfigDict(frozen=True)
-    options: tuple[Option, ...]
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
+    options: tuple[Option, ...] = Field(min_length=1, max_length=MAX_OPTIONS)
     points: dict[str, tuple[float, ...]]
     snap_upper_bounds: tuple[float, ...] | None = Field(
         default=None, description="Numeric issues: a number <= bound i snaps to option i; above the last, to the last."
     )
     unit: str = ""
+
+    @model_validator(mode="after")
+    def _coherent(self) -> Issue:
+        if len(set(self.options)) != len(self.options):
+            raise ValueError("options repeat")
+        if set(self.points) != set(ROLES) or any(len(p) != len(self.options) for p in self.points.values()):
+            raise ValueError(f"points must give one number per option for exactly the roles {list(ROLES)}")
+        if self.snap_upper_bounds is not None and len(self.snap_upper_bounds) != len(self.options) - 1:
+            raise ValueError("snap_upper_bounds must have one bound fewer than there are options")
+        return self
 
 
 DEFAULT_ISSUES: dict[str, Issue] = {
@@ -53,6 +69,18 @@ class IntegrativeConfig(BilateralConfig):
         "Marketing": {"server_room": 0.1, "meeting_access": 0.4, "cleaning": 0.2, "branding": 0.3},
     }
     batnas: dict[str, float] = {"IT": 27, "Marketing": 19}
+
+    @model_validator(mode="after")
+    def _coherent(self) -> IntegrativeConfig:
+        if not self.issues:
+            raise ValueError("there must be at least one issue")
+        if math.prod(len(issue.options) for issue in self.issues.values()) > MAX_PROPOSALS:
+            raise ValueError(f"the issues allow more than {MAX_PROPOSALS:,} distinct proposals")
+        if set(self.weights) != set(ROLES) or any(set(w) != set(self.issues) for w in self.weights.values()):
+            raise ValueError(f"weights must give every issue a weight for exactly the roles {list(ROLES)}")
+        if set(self.batnas) != set(ROLES):
+            raise ValueError(f"batnas must give exactly the roles {list(ROLES)}")
+        return self
 
 
 def _issue_field(name: str, issue: Issue) -> tuple[Any, Any]:
@@ -91,7 +119,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
 
     Config = IntegrativeConfig
     spec_id = "integrative_negotiation"
-    roles = ("IT", "Marketing")
+    roles = ROLES
     role_labels = {"IT": "Team A", "Marketing": "Team B"}
     proposal_action = "propose"
     game_title = "Office space negotiation"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.base_game import PlayerAction
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
@@ -14,12 +14,15 @@ MENU_STEP = 5
 """Grid step of the offers listed for scripted negotiators (the game itself takes any numbers)."""
 
 
+ROLES = ("development", "marketing")
+
+
 class ResourceAllocationConfig(BilateralConfig):
-    total_resources: float = 100
-    bandwidth: float = Field(default=380, description="Limit on 4 x gpu_hours + 4 x cpu_hours.")
-    bandwidth_per_hour: float = 4
-    min_gpu_hours: float = 5
-    min_cpu_hours: float = 5
+    total_resources: float = Field(default=100, gt=0, le=1_000, description="Bounds the menu of offers too.")
+    bandwidth: float = Field(default=380, ge=0, description="Limit on 4 x gpu_hours + 4 x cpu_hours.")
+    bandwidth_per_hour: float = Field(default=4, ge=0)
+    min_gpu_hours: float = Field(default=5, ge=0)
+    min_cpu_hours: float = Field(default=5, ge=0)
     utility_coefficients: dict[str, tuple[float, float]] = Field(
         default={"development": (8, 6), "marketing": (6, 8)},
         description="Per role: (value of a GPU hour, value of a CPU hour).",
@@ -27,6 +30,19 @@ class ResourceAllocationConfig(BilateralConfig):
     batnas: dict[str, float] = {"development": 300, "marketing": 270}
     uncertainty: bool = Field(default=False, description="Show a noisy 'above your BATNA?' hint in prompts.")
     uncertainty_range: float = Field(default=2.0, ge=0, description="The hint's noise is uniform in ±range.")
+
+    @model_validator(mode="after")
+    def _feasible(self) -> ResourceAllocationConfig:
+        least = self.min_gpu_hours + self.min_cpu_hours
+        if least > self.total_resources or self.bandwidth_per_hour * least > self.bandwidth:
+            raise ValueError(
+                f"no plan is legal: the minimum hours ({least:g}) exceed total_resources ({self.total_resources:g}) "
+                f"or their bandwidth ({self.bandwidth_per_hour * least:g}) exceeds bandwidth ({self.bandwidth:g})"
+            )
+        for name in ("utility_coefficients", "batnas"):
+            if set(getattr(self, name)) != set(ROLES):
+                raise ValueError(f"{name} must give exactly the roles {list(ROLES)}")
+        return self
 
 
 @cache
@@ -44,7 +60,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
 
     Config = ResourceAllocationConfig
     spec_id = "resource_allocation"
-    roles = ("development", "marketing")
+    roles = ROLES
     role_labels = {"development": "Team A", "marketing": "Team B"}
     proposal_action = "propose"
     proposal_aliases = ("offer",)

@@ -7,7 +7,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
+from negotiation_platform.games.base_game import (
+    MAX_MESSAGE_CHARS,
+    MAX_ROUNDS,
+    MAX_SECONDS,
+    BaseGame,
+    GameConfig,
+    GameState,
+    PlayerAction,
+)
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import (
     ActionSpec,
@@ -22,11 +30,11 @@ from negotiation_platform.spec import (
 
 
 class Split100Config(GameConfig):
-    total: int = Field(default=100, ge=1, description="Dollars to split.")
-    rounds: int = Field(default=10, ge=1, description="Rounds; each player has one turn per round.")
+    total: int = Field(default=100, ge=1, le=1_000_000, description="Dollars to split.")
+    rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="Rounds; each player has one turn per round.")
     discount: float = Field(default=1.0, gt=0, le=1, description="Payoffs are multiplied by discount**(round-1).")
-    max_message_length: int = Field(default=500, ge=1)
-    seconds_per_turn: float | None = Field(default=None, gt=0)
+    max_message_length: int = Field(default=500, ge=1, le=MAX_MESSAGE_CHARS)
+    seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
 
 
 @cache

@@ -13,7 +13,16 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
+from negotiation_platform.games.base_game import (
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGES,
+    MAX_ROUNDS,
+    MAX_SECONDS,
+    BaseGame,
+    GameConfig,
+    GameState,
+    PlayerAction,
+)
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import (
     ActionSpec,
@@ -34,11 +43,13 @@ TALK, SPLIT = "talk", "split"
 
 
 class CoinConfig(GameConfig):
-    rounds: int = Field(default=10, ge=1)
-    messages_per_round: int = Field(default=1, ge=0, description="Messages each agent sends per round (0: no talk).")
-    max_message_length: int = Field(default=500, ge=1)
-    coins: int = Field(default=10, ge=1, description="Q: coins of each item type per round.")
-    seconds_per_turn: float | None = Field(default=None, gt=0)
+    rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS)
+    messages_per_round: int = Field(
+        default=1, ge=0, le=MAX_MESSAGES, description="Messages each agent sends per round (0: no talk)."
+    )
+    max_message_length: int = Field(default=500, ge=1, le=MAX_MESSAGE_CHARS)
+    coins: int = Field(default=10, ge=1, le=1_000_000, description="Q: coins of each item type per round.")
+    seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
 
 
 CoinConfigT = TypeVar("CoinConfigT", bound=CoinConfig)

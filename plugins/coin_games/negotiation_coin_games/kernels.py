@@ -15,7 +15,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from negotiation_coin_games.variants import value_vectors
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 
@@ -201,26 +200,13 @@ class NoPressEnv(CoinEnv):
 
 def dond_tables(config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every admissible stock, and for each the admissible (values_a, values_b) pairs (padded)."""
-    counts_list, pairs_list = [], []
-    ranges = [range(config.min_count, config.max_count + 1)] * len(config.items)
-    for counts in itertools.product(*ranges):
-        if not config.min_total <= sum(counts) <= config.max_total:
-            continue
-        options = value_vectors(counts, config.value_total)
-        pairs = [
-            (a, b)
-            for a in options
-            for b in options
-            if all(x or y for x, y in zip(a, b, strict=True)) and any(x and y for x, y in zip(a, b, strict=True))
-        ]
-        if pairs:
-            counts_list.append(counts)
-            pairs_list.append(pairs)
-    width = max(len(p) for p in pairs_list)
-    padded = np.zeros((len(pairs_list), width, 2, len(config.items)), np.float32)
-    for i, pairs in enumerate(pairs_list):
+    table = config.table()
+    width = max(len(pairs) for _, pairs in table)
+    padded = np.zeros((len(table), width, 2, len(config.items)), np.float32)
+    for i, (_, pairs) in enumerate(table):
         padded[i, : len(pairs)] = pairs
-    return np.array(counts_list, np.float32), padded, np.array([len(p) for p in pairs_list], np.int32)
+    counts = np.array([counts for counts, _ in table], np.float32)
+    return counts, padded, np.array([len(pairs) for _, pairs in table], np.int32)
 
 
 class DealOrNoDealEnv(CoinEnv):

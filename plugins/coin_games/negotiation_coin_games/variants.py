@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from negotiation_coin_games.base import CoinConfig, CoinGame
+from negotiation_coin_games.deal_table import DealTable, deal_table
+from negotiation_platform.spec import ActionSpec
 
 
 class ClassicConfig(CoinConfig):
@@ -50,7 +51,7 @@ class TrustConfig(CoinConfig):
     loser_value: int = Field(default=1, ge=0)
     hands: Literal["random", "alternating"] = Field(
         default="random",
-        description="'random': hands are drawn until they differ; 'alternating': the round's starting agent wins.",
+        description="'random': two different hands drawn at random; 'alternating': the round's starting agent wins.",
     )
 
 
@@ -71,10 +72,10 @@ class TrustAndSplit(CoinGame[TrustConfig]):
             other = next(p for p in self.players if p != starter)
             hands = {starter: winner_hand, other: BEATS[winner_hand]}
         else:
-            while True:
-                hands = {p: self.rng.choice(HANDS) for p in self.players}
-                if len(set(hands.values())) == 2:
-                    break
+            # Uniform over ordered pairs of different hands, drawn directly: a hand, then one of the other two.
+            first = self.rng.choice(HANDS)
+            second = self.rng.choice([h for h in HANDS if h != first])
+            hands = dict(zip(self.players, (first, second), strict=True))
         a, b = self.players
         winner = a if BEATS[hands[a]] == hands[b] else b
         values = {
@@ -94,27 +95,29 @@ ITEMS = ("books", "hats", "balls")
 
 
 class DealConfig(CoinConfig):
-    items: tuple[str, ...] = ITEMS
+    items: tuple[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")], ...] = Field(
+        default=ITEMS, min_length=1, max_length=6
+    )
     min_total: int = Field(default=5, ge=1)
     max_total: int = Field(default=7, ge=1)
-    min_count: int = Field(default=1, ge=0)
-    max_count: int = Field(default=4, ge=1)
-    value_total: int = Field(default=10, ge=1, description="Σ count × value of each agent's values.")
+    min_count: int = Field(default=1, ge=1, description="A zero count could never be valued by someone.")
+    max_count: int = Field(default=4, ge=1, le=100)
+    value_total: int = Field(default=10, ge=1, le=10_000, description="Σ count × value of each agent's values.")
 
     @model_validator(mode="after")
     def _feasible(self) -> DealConfig:
-        n = len(self.items)
-        if not (n * self.min_count <= self.max_total and self.min_total <= n * self.max_count):
-            raise ValueError("no stock fits the item and total bounds")
+        if len(set(self.items)) != len(self.items):
+            raise ValueError("item names repeat")
         if self.min_total > self.max_total or self.min_count > self.max_count:
             raise ValueError("minimum above maximum")
+        self.table()  # refuses a config from which no round can be drawn, or too many to enumerate
         return self
 
-
-def value_vectors(counts: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
-    """All non-negative integer values with Σ count × value = total."""
-    ranges = [range(total // c + 1) for c in counts]
-    return [v for v in itertools.product(*ranges) if sum(c * x for c, x in zip(counts, v, strict=True)) == total]
+    def table(self) -> DealTable:
+        """Every admissible (stock, value pairs) row of this config (enumerated once, then cached)."""
+        return deal_table(
+            len(self.items), self.min_count, self.max_count, self.min_total, self.max_total, self.value_total
+        )
 
 
 class DealOrNoDeal(CoinGame[DealConfig]):
@@ -137,22 +140,24 @@ class DealOrNoDeal(CoinGame[DealConfig]):
 
     def draw_round(self, starter: str) -> dict[str, Any]:
         cfg = self.settings
-        while True:
-            counts = tuple(self.rng.randint(cfg.min_count, cfg.max_count) for _ in cfg.items)
-            if cfg.min_total <= sum(counts) <= cfg.max_total:
-                options = value_vectors(counts, cfg.value_total)
-                pairs = [
-                    (a, b)
-                    for a in options
-                    for b in options
-                    if all(x or y for x, y in zip(a, b, strict=True))
-                    and any(x and y for x, y in zip(a, b, strict=True))
-                ]
-                if pairs:
-                    break
+        # Uniform over admissible stocks, then over their value pairs: what drawing stocks until one is
+        # admissible would give, without a loop that a config could make endless.
+        counts, pairs = self.rng.choice(cfg.table())
         first, second = self.rng.choice(pairs)
         values = {p: dict(zip(cfg.items, v, strict=True)) for p, v in zip(self.players, (first, second), strict=True)}
         return {"stock": dict(zip(cfg.items, counts, strict=True)), "values": values}
+
+    def action_payload_schema(self, player_id: str, action: ActionSpec) -> dict[str, Any]:
+        """The split's claims bounded by this round's stock, so agents that sample the schema claim legally."""
+        schema = super().action_payload_schema(player_id, action)
+        if action.name != "split" or not self.game_data.get("rounds"):
+            return schema
+        stock = self.round_data["stock"]
+        properties = {
+            item: {**prop, "maximum": stock[item], "description": f"How many {item} you claim (0..{stock[item]})."}
+            for item, prop in schema["properties"].items()
+        }
+        return {**schema, "properties": properties}
 
     def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
         stock = self.round_data["stock"]

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import textwrap
+import time
 from importlib.metadata import distribution
 from typing import Any
 
 import pytest
 
 from negotiation_coin_games import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit, proportional_allocation
-from negotiation_coin_games.variants import value_vectors
+from negotiation_coin_games.deal_table import deal_table, value_vectors
+from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.arena import Arena
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -102,6 +105,105 @@ class TestDealOrNoDeal:
         assert info.value.code is ErrorCode.INVALID_ACTION and "more than the stock" in info.value.message
 
 
+class TestDealConfigFeasibility:
+    """Defect 1 of issue 11: a config from which no round can be drawn hung the server's loop."""
+
+    @pytest.mark.parametrize(
+        "config",
+        [
+            {"value_total": 1},  # no two value vectors can value every item and share one
+            {"value_total": 2},
+            {"value_total": 1_000_000},
+            {"max_count": 1_000_000, "max_total": 1_000_000_000},
+            {"value_total": 5_000},  # within bounds, but too many rounds to enumerate
+            {"items": ["a", "b", "c", "d", "e", "f"], "max_total": 40},
+            {"min_count": 0},
+            {"items": ["books", "books", "hats"]},
+        ],
+    )
+    @pytest.mark.anyio
+    async def test_infeasible_or_huge_configs_are_refused_fast(self, config: dict[str, Any]) -> None:
+        started = time.perf_counter()
+        with pytest.raises(NegotiationError) as info:
+            await Arena().start_game("deal_or_no_deal", config=config)
+        assert info.value.code is ErrorCode.INVALID_CONFIG and "deal_or_no_deal" in info.value.message
+        assert time.perf_counter() - started < 2.0
+
+    def test_the_reason_says_what_to_change(self) -> None:
+        with pytest.raises(ValueError, match=r"no round can be drawn.*raise value_total"):
+            deal_table(3, 1, 4, 5, 7, 1)
+
+    def test_a_repeated_bad_config_is_refused_from_the_cache(self) -> None:
+        with pytest.raises(ValueError):
+            deal_table(3, 1, 4, 5, 7, 9_999)
+        started = time.perf_counter()
+        with pytest.raises(ValueError):
+            deal_table(3, 1, 4, 5, 7, 9_999)
+        assert time.perf_counter() - started < 0.01
+
+    @pytest.mark.parametrize("config", [{"value_total": 3}, {"value_total": 20}, {"max_count": 10, "max_total": 30}])
+    def test_feasible_edge_configs_draw_valid_rounds(self, config: dict[str, Any]) -> None:
+        m = new(DealOrNoDeal, seed=3, rounds=2, **config)
+        settings = m.game.settings
+        for _ in range(2):
+            stock, values = m.game.round_data["stock"], m.game.round_data["values"]
+            assert settings.min_total <= sum(stock.values()) <= settings.max_total
+            for p in m.players:
+                assert sum(stock[i] * values[p][i] for i in stock) == settings.value_total
+            split(m, {"a": dict.fromkeys(stock, 0), "b": dict.fromkeys(stock, 0)})
+
+    def test_draws_cover_every_admissible_stock(self) -> None:
+        table = DealOrNoDeal.Config().table()
+        seen = set()
+        for seed in range(60):
+            m = new(DealOrNoDeal, seed=seed, rounds=1)
+            seen.add(tuple(m.game.round_data["stock"].values()))
+        assert seen <= {counts for counts, _ in table} and len(seen) > len(table) // 2
+
+    def test_cli_refuses_an_infeasible_config_in_one_line(self) -> None:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "negotiation_platform.cli.main",
+                *("play", "deal_or_no_deal", "--config", '{"value_total": 1}'),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert done.returncode != 0 and done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert json.loads(done.stderr)["error"]["code"] == "invalid_config"
+
+
+class TestDealClaimSchema:
+    """Defect 10 of issue 11: agents sampled claims up to max_count, above a small stock, until they gave up."""
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("seed", range(1, 6))
+    async def test_each_seat_sees_claims_bounded_by_the_rounds_stock(self, seed: int) -> None:
+        arena = Arena()
+        a = await arena.start_game("deal_or_no_deal", seed=seed, config={"messages_per_round": 0})
+        await arena.join_game(a["match_id"])
+        state = await arena.get_turn_state(a["match_id"], a["token"])
+        stock = state["view"]["stock"]
+        schema = next(x for x in state["allowed_actions"] if x["name"] == "split")["payload_schema"]
+        assert {item: prop["maximum"] for item, prop in schema["properties"].items()} == stock
+        static = DealOrNoDeal.spec.phases[-1].actions[0].model_dump()["payload"]
+        assert {prop["maximum"] for prop in static["properties"].values()} == {4}  # the spec itself is unchanged
+
+    @pytest.mark.parametrize("seed", range(1, 31))
+    def test_random_claims_from_the_seat_schema_are_always_legal(self, seed: int) -> None:
+        m = new(DealOrNoDeal, seed=seed)
+        finish_talk(m)
+        rng = random.Random(seed)
+        split_action = m.spec.phase("split").actions[0]
+        for player in m.players:
+            payload = sample_payload(m.game.action_payload_schema(player, split_action), rng)
+            assert m.game.explain_invalid_action(player, {"type": "split", **payload}) is None
+
+
 class TestTrustAndSplit:
     @pytest.mark.parametrize("seed", range(20))
     def test_hands_differ_and_decide_values(self, seed: int) -> None:
@@ -114,6 +216,13 @@ class TestTrustAndSplit:
         loser = "b" if winner == "a" else "a"
         assert (values[winner]["coins"], values[loser]["coins"]) == (10, 1)
         assert m.game.get_player_view("a")["your_hand"] == hands["a"]
+
+    def test_random_hands_are_drawn_directly_and_cover_every_ordered_pair(self) -> None:
+        seen = set()
+        for seed in range(40):
+            hands = new(TrustAndSplit, seed=seed).game.round_data["hands"]
+            seen.add((hands["a"], hands["b"]))
+        assert len(seen) == 6 and all(a != b for a, b in seen)
 
     def test_alternating_hands_make_the_starter_win(self) -> None:
         m = new(TrustAndSplit, seed=4, hands="alternating", rounds=4)

@@ -1,0 +1,68 @@
+"""Client data (payloads, configs) validated as JSON, strictly: what a client sends means one thing.
+
+Python-mode pydantic validation coerces: "50" and true become 50, and inf passes as a float. Data
+from a client is therefore checked to be plain, finite and shallow JSON, serialised, and validated
+in strict JSON mode, where a number must be a number and a string a string. JSON has one kind of
+number, so 50.0 is the number 50: whole numbers fit integer fields, and integers fit float fields.
+Every problem surfaces as a pydantic `ValidationError`, so callers keep one path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSerializationError, to_json
+
+MAX_DEPTH = 32
+"""Deepest nesting of objects and arrays accepted; no payload or config needs more."""
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def validate_strict(model: type[ModelT], data: Any) -> ModelT:
+    """`data` validated by `model` as strict JSON (raises ValidationError, also for non-JSON data)."""
+    problem = json_problem(data)
+    if problem is None:
+        try:
+            return model.model_validate_json(to_json(_whole_numbers_as_int(data)), strict=True)
+        except PydanticSerializationError as exc:
+            problem = ((), f"not JSON data ({exc})")
+    loc, message = problem
+    error = PydanticCustomError("not_json", message)
+    details: list[InitErrorDetails] = [{"type": error, "loc": loc, "input": None}]
+    raise ValidationError.from_exception_data(model.__name__, details)
+
+
+def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
+    """Where and why `data` is not plain finite JSON within `MAX_DEPTH` levels; None if it is.
+
+    Walks the data with an explicit stack, so data nested thousands deep costs no recursion.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, loc = stack.pop()
+        if len(loc) > MAX_DEPTH:
+            return loc[:MAX_DEPTH], f"nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, float) and not math.isfinite(value):
+            return loc, "Input should be a finite number"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return loc, f"object keys must be strings, not {type(key).__name__}"
+                stack.append((item, (*loc, key)))
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*loc, i)) for i, item in enumerate(value))
+    return None
+
+
+def _whole_numbers_as_int(value: Any) -> Any:
+    """`value` with every whole float written as an int (recursion is bounded: depth was checked)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers_as_int(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_whole_numbers_as_int(item) for item in value]
+    return value

@@ -1,0 +1,134 @@
+"""Payloads and configs are strict JSON: no string or bool read as a number, no non-finite numbers,
+no nesting deep enough to exhaust the interpreter's recursion (issue 11, defects 8 and 9)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+import pytest
+
+from negotiation_platform.arena import Arena
+from negotiation_platform.engine import Match
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games import Split100Game
+from negotiation_platform.strict_json import MAX_DEPTH
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"x": value}
+    return value
+
+
+async def split_match() -> tuple[Arena, str, str]:
+    arena = Arena()
+    a = await arena.start_game("split_100", seed=3, name="alice")
+    await arena.join_game(a["match_id"], name="bob")
+    return arena, a["match_id"], a["token"]
+
+
+async def refused_payload(arena: Arena, match_id: str, token: str, action: str, payload: Any) -> NegotiationError:
+    before = arena.events(match_id)
+    with pytest.raises(NegotiationError) as info:
+        await arena.perform_action(match_id, token, action, payload)
+    assert info.value.code is ErrorCode.INVALID_PAYLOAD, info.value
+    assert arena.events(match_id) == before  # a refusal changes nothing
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("payload", "says"),
+    [
+        ({"mine": "50"}, "valid integer"),
+        ({"mine": True}, "valid integer"),
+        ({"mine": 50.5}, "valid integer"),
+        ({"mine": None}, "valid integer"),
+        ({"mine": math.inf}, "finite"),
+        ({"mine": math.nan}, "finite"),
+        ({"mine": 50, "extra": nested(3_000)}, f"deeper than {MAX_DEPTH}"),
+        (nested(3_000), f"deeper than {MAX_DEPTH}"),
+        ({"mine": [50]}, "valid integer"),
+    ],
+)
+async def test_payloads_are_not_coerced(payload: Any, says: str) -> None:
+    arena, match_id, token = await split_match()
+    error = await refused_payload(arena, match_id, token, "propose", payload)
+    assert says in error.message
+
+
+@pytest.mark.parametrize("mine", [50, 50.0])
+async def test_a_whole_number_is_a_number_however_written(mine: float) -> None:
+    arena, match_id, token = await split_match()
+    await arena.perform_action(match_id, token, "propose", {"mine": mine})
+    proposed = [e for e in arena.events(match_id) if e["kind"] == "action"]
+    assert proposed[-1]["data"]["payload"] == {"mine": 50}
+
+
+async def test_an_integer_fits_a_float_field_but_infinity_does_not() -> None:
+    arena = Arena()
+    a = await arena.start_game("resource_allocation", seed=1)
+    await arena.join_game(a["match_id"])
+    state = await arena.get_turn_state(a["match_id"], a["token"])
+    token = a["token"] if state["your_turn"] else None
+    assert token is not None
+    await refused_payload(arena, a["match_id"], token, "propose", {"gpu_hours": math.inf, "cpu_hours": 10})
+    await refused_payload(arena, a["match_id"], token, "propose", {"gpu_hours": "40", "cpu_hours": 10})
+    await arena.perform_action(a["match_id"], token, "propose", {"gpu_hours": 40, "cpu_hours": 40})
+
+
+def test_the_engine_and_is_valid_action_are_as_strict() -> None:
+    match = Match(Split100Game, ["a", "b"], seed=1)
+    for payload in ({"mine": "50"}, {"mine": True}, nested(3_000)):
+        with pytest.raises(NegotiationError) as info:
+            match.submit(match.acting()[0], "propose", payload)
+        assert info.value.code is ErrorCode.INVALID_PAYLOAD
+        assert not match.game.is_valid_action(match.acting()[0], {"type": "propose", **payload})
+
+
+@pytest.mark.parametrize(
+    ("game_id", "config", "says"),
+    [
+        ("split_100", {"rounds": True}, "valid integer"),
+        ("split_100", {"rounds": "5"}, "valid integer"),
+        ("split_100", {"discount": "0.5"}, "valid number"),
+        ("split_100", {"seconds_per_turn": math.inf}, "finite"),
+        ("split_100", {"seconds_per_turn": math.nan}, "finite"),
+        ("company_car", {"buyer_batna": -math.inf}, "finite"),
+        ("company_car", {"batna_decay": {"buyer": math.nan}}, "finite"),
+        ("auction", {"pricing": 1}, "first"),
+        ("split_100", {"total": nested(3_000)}, f"deeper than {MAX_DEPTH}"),
+    ],
+)
+async def test_configs_are_not_coerced(game_id: str, config: dict[str, Any], says: str) -> None:
+    arena = Arena()
+    with pytest.raises(NegotiationError) as info:
+        await arena.start_game(game_id, config=config)
+    assert info.value.code is ErrorCode.INVALID_CONFIG and says in info.value.message, info.value
+    assert (await arena.list_matches())["matches"] == []
+
+
+async def test_legitimate_json_configs_still_parse() -> None:
+    arena = Arena()
+    rules = await arena.get_game_rules("split_100", {"discount": 1, "seconds_per_turn": 30, "rounds": 4.0})
+    assert rules["spec"]["rounds"] == 4
+    issues = {"x": {"options": ["a", "b"], "points": {"IT": [1, 2], "Marketing": [2, 1]}}}
+    config = {"issues": issues, "weights": {"IT": {"x": 1}, "Marketing": {"x": 1}}}
+    await arena.start_game("integrative_negotiation", config=config)
+
+
+@pytest.mark.parametrize("wait_seconds", [math.nan, math.inf, -1, True, "5"])
+async def test_wait_seconds_must_be_finite(wait_seconds: Any) -> None:
+    arena, match_id, token = await split_match()
+    with pytest.raises(NegotiationError) as info:
+        await asyncio.wait_for(arena.get_turn_state(match_id, token, wait_seconds=wait_seconds), timeout=5)
+    assert info.value.code is ErrorCode.INVALID_ARGUMENT
