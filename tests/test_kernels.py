@@ -219,3 +219,84 @@ def test_core_imports_no_heavy_dependency() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    bidders=st.integers(2, 5),
+    pricing=st.sampled_from(["first", "second"]),
+    bids=st.lists(st.integers(0, 120), min_size=5, max_size=5),
+)
+def test_auction_kernel_matches_the_engine(seed, bidders, pricing, bids) -> None:  # type: ignore[no-untyped-def]
+    from negotiation_platform.games import AuctionGame
+    from negotiation_platform.kernels.auction import Draws as AuctionDraws
+
+    config = {"bidders": bidders, "pricing": pricing}
+    players = [f"b{i}" for i in range(bidders)]
+    match = Match(AuctionGame, players, config=config, seed=seed)
+    for player in players:  # discuss: everyone is done at once
+        match.submit(player, "done")
+    for player, amount in zip(players, bids, strict=False):  # sealed bids, in seat order
+        match.submit(player, "bid", {"amount": amount})
+    env, params = kernel_for(REGISTRY, "auction", config)
+    values = [match.game.game_data["values"][p] for p in players]
+    state = env.init_state(params, AuctionDraws(jnp.array(values, jnp.int32)))
+    out = jitted_step(env)(jax.random.key(0), state, jnp.array(bids[:bidders], jnp.int32), params)
+    assert match.result is not None and bool(out.done)
+    np.testing.assert_allclose(np.asarray(out.rewards), [match.result.final_scores[p] for p in players])
+
+
+def bilateral_payload(game_id: str, env, index: int) -> dict:  # type: ignore[no-untyped-def]
+    """The engine payload of outcome `index` of the kernel's table."""
+    outcome = env.outcomes[index]
+    if game_id == "resource_allocation":
+        return {"gpu_hours": float(outcome[0]), "cpu_hours": float(outcome[1])}
+    issues = IntegrativeNegotiationsGame.Config().issues
+    return {"proposal": {name: issue.options[int(k)] for (name, issue), k in zip(issues.items(), outcome, strict=True)}}
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    game_id=st.sampled_from(["resource_allocation", "integrative_negotiation"]),
+    seed=st.integers(0, 2**31),
+    choices=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), st.booleans()), max_size=12),
+    rounds=st.integers(2, 5),
+)
+def test_bilateral_kernels_match_the_engine(game_id, seed, choices, rounds) -> None:  # type: ignore[no-untyped-def]
+    from negotiation_platform.kernels.bilateral import Draws as BilateralDraws
+
+    config = {"rounds": rounds}
+    game_cls = REGISTRY.game(game_id).cls
+    match = Match(game_cls, PLAYERS, config=config, seed=seed)
+    env, params = kernel_for(REGISTRY, game_id, config)
+    step = jitted_step(env)
+    planned, codes, finished_after = iter(choices), [], []
+    last_offer: dict[str, int] = {}
+    while not match.finished:
+        kind, pick, repeat = next(planned, (None, 0, False))
+        player = match.acting()[0]
+        legal = [a.name for a in match.allowed_actions(player)]
+        name = "reject" if kind is None else legal[kind % len(legal)]
+        other = next(p for p in PLAYERS if p != player)
+        index = last_offer[other] if repeat and other in last_offer else pick % env.accept_code
+        payload = bilateral_payload(game_id, env, index) if name == "propose" else {}
+        match.submit(player, name, payload)
+        if name == "propose":
+            last_offer[player] = index
+        codes.append({"propose": index, "accept": env.accept_code, "reject": env.reject_code}[name])
+        finished_after.append(match.finished)
+    roles = game_cls.roles
+    role_of_seat0 = roles.index(match.game.game_data["roles"][PLAYERS[0]])
+    openers = [PLAYERS.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
+    openers += [0] * (rounds - len(openers))
+    state = env.init_state(params, BilateralDraws(jnp.int32(role_of_seat0), jnp.array(openers, jnp.int32)))
+    for code, finished in zip(codes, finished_after, strict=True):
+        out = step(jax.random.key(0), state, jnp.array([code, code], jnp.int32), params)
+        state = out.state
+        assert bool(out.done) == finished
+        assert not bool(out.info["illegal"])
+    assert match.result is not None
+    scores = [match.result.final_scores[p] for p in PLAYERS]
+    np.testing.assert_allclose(np.asarray(out.info["payoffs"]), scores, rtol=1e-5)
+    assert bool(state.agreed) == match.result.game_data["agreement"]

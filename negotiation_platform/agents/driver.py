@@ -40,6 +40,9 @@ class SeatHandle:
     agent: Agent
     agent_id: str
     token: str
+    cursor: int | None = None
+    """The last event the seat was shown: each turn state brings only what is new (a whole log every
+    turn would make a long match quadratic)."""
 
 
 class AgentGaveUp(RuntimeError):
@@ -119,7 +122,8 @@ async def play_match(
     while True:
         moved = False
         for seat in seats:
-            turn = await arena.get_turn_state(match_id, seat.token)
+            turn = await arena.get_turn_state(match_id, seat.token, since=seat.cursor)
+            seat.cursor = turn["cursor"]
             if turn["status"] == "finished":
                 return {**await arena.get_result(match_id), "events": await _seen_events(arena, match_id, seats)}
             if turn["your_turn"]:

@@ -22,4 +22,7 @@ def register_kernels() -> dict[str, str]:
     return {
         "split_100": "negotiation_platform.kernels.split100:Split100Env",
         "company_car": "negotiation_platform.kernels.company_car:CompanyCarEnv",
+        "auction": "negotiation_platform.kernels.auction:AuctionEnv",
+        "resource_allocation": "negotiation_platform.kernels.bilateral:ResourceAllocationEnv",
+        "integrative_negotiation": "negotiation_platform.kernels.bilateral:IntegrativeEnv",
     }

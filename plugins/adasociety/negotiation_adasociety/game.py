@@ -52,6 +52,7 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         self.step_priorities: list[list[int]] = []
         self._pending: dict[int, dict[str, Any]] = {}
         self._legal: dict[int, list[dict[str, Any]]] = {}
+        self._views: dict[int, dict[str, Any]] = {}
         decoded = (decode(config, self.players, i) for i in range(action_count(config)))
         self._catalogue = [{"type": kind, **payload} for kind, payload in decoded]
         """Every action by index; the legal ones are filtered from it each step."""
@@ -66,6 +67,7 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         self.draws = Draws.checked(self.settings, draws)
         self.world = World(self.rules, self.draws)
         self._legal.clear()
+        self._views.clear()
 
     @property
     def initial_draws(self) -> dict[str, list[int]]:
@@ -129,6 +131,7 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         self.step += 1
         self._pending.clear()
         self._legal.clear()
+        self._views.clear()
 
     # --- what a player may do ---------------------------------------------------------------
 
@@ -175,7 +178,11 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         return rl_observation(self, self.players.index(player_id))
 
     def get_player_view(self, player_id: str) -> dict[str, Any]:
-        return player_view(self, self.players.index(player_id))
+        """The seat's view; built once per step and shared (treat it as read-only)."""
+        player = self.players.index(player_id)
+        if player not in self._views:
+            self._views[player] = player_view(self, player)
+        return self._views[player]
 
     def get_game_prompt(self, player_id: str) -> str:
         view = self.get_player_view(player_id)

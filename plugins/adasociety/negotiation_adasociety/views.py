@@ -30,8 +30,13 @@ def rl_observation(game: AdaSocietyGame, player: int) -> dict[str, Any]:
     cells = window_cells(game, player)
     layers: list[list[list[int]]] = [[[occupant[c] + 1 if c in occupant else 0 for c in row] for row in cells]]
     layers.append([[0 for _ in row] for row in cells])
+    nothing = [0] * resources
+    seen_recipes = [
+        rules.recipe_delta[k] if world.sees_recipe(player, k) else nothing for k in range(len(rules.recipe_delta))
+    ]
+    event_at = world.event_at
     for r in range(resources):
-        layers.append([[_recipe_amount(game, player, c, r) for c in row] for row in cells])
+        layers.append([[seen_recipes[event_at[c]][r] if event_at[c] >= 0 else 0 for c in row] for row in cells])
     for r in range(resources):
         visible = world.sees_pile(player, r)
         layers.append([[world.piles[c][r] if visible else 0 for c in row] for row in cells])
@@ -57,13 +62,6 @@ def rl_observation(game: AdaSocietyGame, player: int) -> dict[str, Any]:
             for i in range(count)
         ],
     }
-
-
-def _recipe_amount(game: AdaSocietyGame, player: int, cell: int, resource: int) -> int:
-    recipe = game.world.visible_event(player, cell)
-    if recipe < 0:
-        return 0
-    return game.rules.recipe_outputs[recipe][resource] - game.rules.recipe_inputs[recipe][resource]
 
 
 def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:

@@ -67,6 +67,11 @@ class Rules:
         self.recipe_inputs = [self._vector(recipe.inputs) for recipe in config.recipes]
         self.recipe_outputs = [self._vector(recipe.outputs) for recipe in config.recipes]
         self.recipe_requirements = [self._vector(recipe.requirements) for recipe in config.recipes]
+        self.recipe_delta = [
+            [made - used for made, used in zip(out, inp, strict=True)]
+            for out, inp in zip(self.recipe_outputs, self.recipe_inputs, strict=True)
+        ]
+        """What producing each recipe adds to (+) or takes from (−) an inventory, per resource."""
 
     def _vector(self, amounts: dict[str, int]) -> list[int]:
         vector = [0] * self.num_resources
@@ -136,12 +141,13 @@ class World:
     def sees_pile(self, player: int, resource: int) -> bool:
         return holds(self.inventory[player], self.rules.pick_requirements[resource])
 
+    def sees_recipe(self, player: int, recipe: int) -> bool:
+        return holds(self.inventory[player], self.rules.recipe_requirements[recipe])
+
     def visible_event(self, player: int, cell: int) -> int:
         """The recipe index at `cell` if `player` holds what it takes to see it, else −1."""
         recipe = self.event_at[cell]
-        if recipe >= 0 and not holds(self.inventory[player], self.rules.recipe_requirements[recipe]):
-            return -1
-        return recipe
+        return recipe if recipe >= 0 and self.sees_recipe(player, recipe) else -1
 
     # --- effects (called only for legal actions) ------------------------------------------
 

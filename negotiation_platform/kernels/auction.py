@@ -1,0 +1,93 @@
+"""auction as a functional environment: every bidder submits one sealed bid in a single step.
+
+Actions: int32[N], one bid per bidder (negative bids count as 0). The discussion phase is free
+text and is not modelled. Draws: each bidder's private value, uniform on [value_low, value_high]
+(the engine's draws can be fed to `init_state`). Ties go to the lowest seat, which is the
+engine's earliest bid when bids are submitted in seat order. Rewards arrive on the only step.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.utilities import auction_utilities
+
+
+class Params(NamedTuple):
+    value_low: jax.Array
+    value_high: jax.Array
+
+
+class Draws(NamedTuple):
+    values: jax.Array
+    """int32[N]: each bidder's private value."""
+
+
+class State(NamedTuple):
+    values: jax.Array
+    bids: jax.Array
+    done: jax.Array
+
+
+class AuctionEnv:
+    game_id = "auction"
+    reset_when_any_done = True  # every match is exactly one step
+
+    def __init__(self, bidders: int = 3, value_high: int = 100, second_price: bool = False) -> None:
+        self.num_agents = bidders
+        self.second_price = second_price
+        self.max_bid = value_high
+        self._defaults = Params(jnp.int32(0), jnp.int32(value_high))
+
+    @classmethod
+    def from_config(cls, config: Any) -> tuple[AuctionEnv, Params]:
+        env = cls(config.bidders, config.value_high, config.pricing == "second")
+        return env, Params(jnp.int32(config.value_low), jnp.int32(config.value_high))
+
+    def default_params(self) -> Params:
+        return self._defaults
+
+    @property
+    def num_actions(self) -> int:
+        return self.max_bid + 1
+
+    def action_space(self, params: Params) -> spaces.Discrete:
+        """A bid of 0..value_high (higher bids are legal in the engine but never worth making)."""
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: Params) -> spaces.Dict:
+        return spaces.observed(self, params)
+
+    def draws(self, key: jax.Array, params: Params) -> Draws:
+        values = jax.random.randint(key, (self.num_agents,), params.value_low, params.value_high + 1, jnp.int32)
+        return Draws(values)
+
+    def init_state(self, params: Params, draws: Draws) -> State:
+        zeros = jnp.zeros(self.num_agents, jnp.int32)
+        return State(jnp.asarray(draws.values, jnp.int32), zeros, jnp.bool_(False))
+
+    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
+        state = self.init_state(params, self.draws(key, params))
+        return self.observe(state, params), state
+
+    def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
+        """Each bidder sees only its own value (scaled to the value range) and which bids it may make."""
+        span = jnp.maximum(params.value_high - params.value_low, 1)
+        own = ((state.values - params.value_low) / span).astype(jnp.float32)[:, None]
+        legal = jnp.broadcast_to(~state.done, (self.num_agents, self.num_actions))
+        return {"features": own, "legal_action_mask": legal}
+
+    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+        bids = jnp.maximum(actions.astype(jnp.int32), 0)
+        payoff = auction_utilities(bids.astype(jnp.float32), state.values.astype(jnp.float32), self.second_price)
+        rewards = jnp.where(state.done, 0.0, payoff)
+        new = State(state.values, jnp.where(state.done, state.bids, bids), jnp.bool_(True))
+        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
+
+    def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
+        return jax.random.randint(key, (self.num_agents,), 0, self.num_actions, jnp.int32)

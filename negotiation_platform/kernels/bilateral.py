@@ -1,0 +1,244 @@
+"""resource_allocation and integrative_negotiation as functional environments over their outcome tables.
+
+Both games share the documented bilateral protocol: two seats with roles drawn from the seed,
+`rounds` rounds in a freshly shuffled order, at most rounds − 1 proposals each, agreement on an
+accept or on identical offers in one round, and a reject that ends the game only without
+proposals left. A proposal here is an index into the game's finite outcome table
+(`kernels.outcomes`: every option combination, or every integer plan that meets the
+constraints), so an action is int32[2], one code per seat (only the mover's is read):
+0..K−1 proposes outcome k, K accepts the other's standing offer, K+1 rejects. An illegal code
+counts as a reject, as in the company_car kernel. Rewards arrive when the match ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+
+
+class Params(NamedTuple):
+    utilities: jax.Array
+    """f32[K, 2]: each outcome's utility for role 0 and role 1."""
+    batna: jax.Array
+    """f32[2] per role."""
+    decay: jax.Array
+
+
+class Draws(NamedTuple):
+    role_of_seat0: jax.Array
+    openers: jax.Array
+    """int32[rounds]: the seat that moves first in each round."""
+
+
+class State(NamedTuple):
+    round: jax.Array
+    pos: jax.Array
+    role_of_seat0: jax.Array
+    openers: jax.Array
+    offer: jax.Array
+    """int32[2]: each seat's standing offer (an outcome index), −1 for none."""
+    offer_round: jax.Array
+    proposals: jax.Array
+    done: jax.Array
+    agreed: jax.Array
+    outcome: jax.Array
+    end_round: jax.Array
+
+
+class OutcomeBargainingEnv:
+    """The bilateral protocol over a finite outcome table; a game supplies the table and two rules."""
+
+    num_agents = 2
+    reset_when_any_done = False  # matches end on agreement, at different steps
+
+    def __init__(
+        self,
+        game_id: str,
+        outcomes: np.ndarray,
+        params: Params,
+        rounds: int,
+        *,
+        accept_same_round: bool,
+        batna_without_deal: bool,
+    ) -> None:
+        self.game_id = game_id
+        self.outcomes = outcomes
+        """The outcome of each index, in the game's own terms (option indices, or a plan)."""
+        self.rounds = rounds
+        self.accept_same_round = accept_same_round
+        self.batna_without_deal = batna_without_deal
+        self._defaults = params
+        self.accept_code = len(outcomes)
+        self.reject_code = self.accept_code + 1
+
+    def default_params(self) -> Params:
+        return self._defaults
+
+    @property
+    def num_actions(self) -> int:
+        return self.reject_code + 1
+
+    def action_space(self, params: Params) -> spaces.Discrete:
+        return spaces.Discrete(self.num_actions)
+
+    def observation_space(self, params: Params) -> spaces.Dict:
+        return spaces.observed(self, params)
+
+    def draws(self, key: jax.Array, params: Params) -> Draws:
+        role_key, order_key = jax.random.split(key)
+        return Draws(
+            jax.random.randint(role_key, (), 0, 2, dtype=jnp.int32),
+            jax.random.randint(order_key, (self.rounds,), 0, 2, dtype=jnp.int32),
+        )
+
+    def init_state(self, params: Params, draws: Draws) -> State:
+        zero, none = jnp.int32(0), jnp.full(2, -1, jnp.int32)
+        return State(
+            round=jnp.int32(1),
+            pos=zero,
+            role_of_seat0=jnp.asarray(draws.role_of_seat0, jnp.int32),
+            openers=jnp.asarray(draws.openers, jnp.int32),
+            offer=none,
+            offer_round=jnp.zeros(2, jnp.int32),
+            proposals=jnp.zeros(2, jnp.int32),
+            done=jnp.bool_(False),
+            agreed=jnp.bool_(False),
+            outcome=jnp.int32(-1),
+            end_round=jnp.int32(1),
+        )
+
+    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
+        state = self.init_state(params, self.draws(key, params))
+        return self.observe(state, params), state
+
+    def current_player(self, state: State) -> jax.Array:
+        opener = state.openers[jnp.clip(state.round - 1, 0, self.rounds - 1)]
+        return jnp.where(state.pos == 0, opener, 1 - opener)
+
+    def roles(self, state: State) -> jax.Array:
+        """int32[2]: the role of each seat."""
+        return jnp.stack([state.role_of_seat0, 1 - state.role_of_seat0])
+
+    def _can_accept(self, state: State) -> jax.Array:
+        """bool[2]: whether each seat could accept the other's standing offer now."""
+        other = jnp.array([1, 0])
+        timely = jnp.bool_(True) if self.accept_same_round else state.offer_round[other] < state.round
+        return (state.offer[other] >= 0) & timely
+
+    def legal_mask(self, state: State) -> jax.Array:
+        """bool[2, K + 2]: the mover's legal codes (all False for the other seat and once the match is over)."""
+        seats = jnp.arange(2)
+        moving = (seats == self.current_player(state)) & ~state.done
+        can_propose = state.proposals < self.rounds - 1
+        codes = jnp.arange(self.num_actions)
+        legal = jnp.where(codes[None, :] < self.accept_code, can_propose[:, None], False)
+        legal = legal | ((codes[None, :] == self.accept_code) & self._can_accept(state)[:, None])
+        legal = legal | (codes[None, :] == self.reject_code)
+        return legal & moving[:, None]
+
+    def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
+        seats = jnp.arange(2)
+        roles = self.roles(state)
+        scale = jnp.maximum(jnp.abs(params.utilities).max(), 1.0)
+        batna = params.batna[roles] * (1 - params.decay[roles]) ** (state.round - 1)
+        standing = state.offer[1 - seats]
+        offered = params.utilities[jnp.maximum(standing, 0), roles]
+        features = jnp.stack(
+            [
+                jnp.broadcast_to(state.round / self.rounds, (2,)),
+                (self.current_player(state) == seats).astype(jnp.float32),
+                roles.astype(jnp.float32),
+                batna / scale,
+                jnp.where(standing >= 0, offered / scale, 0.0),
+                (standing >= 0).astype(jnp.float32),
+                (self.rounds - 1 - state.proposals) / self.rounds,
+            ],
+            axis=-1,
+        )
+        return {"features": features, "legal_action_mask": self.legal_mask(state)}
+
+    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+        actor = self.current_player(state)
+        other = 1 - actor
+        code = actions[actor].astype(jnp.int32)
+        legal = self.legal_mask(state)[actor, jnp.clip(code, 0, self.reject_code)] & (code >= 0)
+        code = jnp.where(legal, code, self.reject_code)
+        propose = code < self.accept_code
+        accept = code == self.accept_code
+        identical = propose & (state.offer_round[other] == state.round) & (state.offer[other] == code)
+        agreed = accept | identical
+        proposals = state.proposals.at[actor].add(propose.astype(jnp.int32))
+        ended = (code == self.reject_code) & (proposals[actor] >= self.rounds - 1)
+        pos = state.pos + 1
+        next_round = state.round + (pos == 2)
+        moved = state._replace(
+            round=next_round,
+            pos=pos % 2,
+            offer=jnp.where(propose, state.offer.at[actor].set(code), state.offer),
+            offer_round=jnp.where(propose, state.offer_round.at[actor].set(state.round), state.offer_round),
+            proposals=proposals,
+            done=agreed | ended | (next_round > self.rounds),
+            agreed=agreed,
+            outcome=jnp.where(accept, state.offer[other], jnp.where(identical, code, state.outcome)),
+            end_round=jnp.minimum(state.round, self.rounds),
+        )
+        new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
+        payoff = self.payoffs(new, params)
+        rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
+        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff, "illegal": ~legal})
+
+    def payoffs(self, state: State, params: Params) -> jax.Array:
+        """f32[2]: the agreed outcome's utility for each seat's role; without a deal 0 or the decayed BATNA."""
+        roles = self.roles(state)
+        agreed = params.utilities[jnp.maximum(state.outcome, 0), roles]
+        fallback = params.batna[roles] * (1 - params.decay[roles]) ** (state.end_round - 1)
+        no_deal = fallback if self.batna_without_deal else jnp.zeros(2)
+        return jnp.where(state.agreed, agreed, no_deal)
+
+    def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
+        """Uniform over the mover's legal codes, drawn by index."""
+        legal = self.legal_mask(state)[self.current_player(state)]
+        count = jnp.maximum(legal.sum(), 1)
+        pick = jax.random.randint(key, (), 0, count)
+        code = jnp.argmax(jnp.cumsum(legal) > pick).astype(jnp.int32)
+        return jnp.broadcast_to(code, (2,))
+
+
+def _per_role(config: Any, roles: tuple[str, str]) -> tuple[jax.Array, jax.Array]:
+    decay = config.batna_decay
+    rates = [float(decay.get(r, 0.0)) if isinstance(decay, dict) else float(decay) for r in roles]
+    return jnp.array([config.batnas[r] for r in roles], jnp.float32), jnp.array(rates, jnp.float32)
+
+
+class ResourceAllocationEnv(OutcomeBargainingEnv):
+    """resource_allocation on its integer grid of feasible plans; no deal pays the decayed BATNA, and an
+    offer can be accepted only in a round after the one it was made in."""
+
+    @classmethod
+    def from_config(cls, config: Any) -> tuple[ResourceAllocationEnv, Params]:
+        plans, utilities = resource_allocation_outcomes(config)
+        batna, decay = _per_role(config, ("development", "marketing"))
+        params = Params(jnp.asarray(utilities, jnp.float32), batna, decay)
+        env = cls("resource_allocation", plans, params, config.rounds, accept_same_round=False, batna_without_deal=True)
+        return env, params
+
+
+class IntegrativeEnv(OutcomeBargainingEnv):
+    """integrative_negotiation over every combination of options; no deal pays 0."""
+
+    @classmethod
+    def from_config(cls, config: Any) -> tuple[IntegrativeEnv, Params]:
+        choices, utilities = integrative_outcomes(config)
+        batna, decay = _per_role(config, ("IT", "Marketing"))
+        params = Params(jnp.asarray(utilities, jnp.float32), batna, decay)
+        env = cls(
+            "integrative_negotiation", choices, params, config.rounds, accept_same_round=True, batna_without_deal=False
+        )
+        return env, params
