@@ -17,6 +17,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from negotiation_platform.engine import EventKind, Match  # noqa: E402
+from negotiation_platform.errors import ErrorCode, NegotiationError  # noqa: E402
 from negotiation_platform.games import CompanyCarGame, IntegrativeNegotiationsGame, ResourceAllocationGame, Split100Game  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.analysis import max_welfare, nash_point, pareto_mask  # noqa: E402
@@ -82,7 +83,9 @@ def car_draws(match: Match, rounds: int) -> CarDraws:
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**31),
-    choices=st.lists(st.tuples(st.integers(0, 2), st.sampled_from([38000, 39500, 40000, 41000, 45000])), max_size=12),
+    choices=st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from([38000, 39500, 40000, 40000.01, 41000, 45000])), max_size=12
+    ),
     rounds=st.integers(2, 5),
 )
 def test_company_car_kernel_matches_the_engine(seed, choices, rounds) -> None:  # type: ignore[no-untyped-def]
@@ -102,7 +105,7 @@ def test_company_car_kernel_matches_the_engine(seed, choices, rounds) -> None:  
         finished_after.append(match.finished)
     state = env.init_state(params, car_draws(match, rounds))  # the engine's draws, known once it has played
     for (code, price), finished in zip(moves, finished_after, strict=True):
-        out = step(jax.random.key(0), state, jnp.array([[code, price]] * 2, jnp.float32), params)
+        out = step(jax.random.key(0), state, jnp.array([[code, round(price * 100)]] * 2, jnp.int32), params)
         state = out.state
         assert bool(out.done) == finished
     assert match.result is not None
@@ -300,3 +303,24 @@ def test_bilateral_kernels_match_the_engine(game_id, seed, choices, rounds) -> N
     scores = [match.result.final_scores[p] for p in PLAYERS]
     np.testing.assert_allclose(np.asarray(out.info["payoffs"]), scores, rtol=1e-5)
     assert bool(state.agreed) == match.result.game_data["agreement"]
+
+
+def test_company_car_prices_a_cent_apart_never_agree_on_either_side() -> None:
+    """Both sides use the cent grid: 40000.00 against 40000.01 is no deal, 40000.01 twice is; a tenth of a cent
+    is refused by the engine."""
+    env, params = kernel_for(REGISTRY, "company_car", {"rounds": 2})
+    for first, second, deal in ((40000.0, 40000.01, False), (40000.01, 40000.01, True)):
+        match = Match(CompanyCarGame, PLAYERS, config={"rounds": 2}, seed=3)
+        opener = match.acting()[0]
+        match.submit(opener, "offer", {"price": first})
+        match.submit(match.acting()[0], "offer", {"price": second})
+        assert (match.game.agreement_terms() is not None) is deal
+        state = env.init_state(params, car_draws(match, 2))
+        step = jitted_step(env)
+        for price in (first, second):
+            state = step(jax.random.key(0), state, jnp.array([[0, round(price * 100)]] * 2, jnp.int32), params).state
+        assert bool(state.agreed) is deal
+    match = Match(CompanyCarGame, PLAYERS, config={"rounds": 2}, seed=3)
+    with pytest.raises(NegotiationError) as refused:
+        match.submit(match.acting()[0], "offer", {"price": 40000.001})
+    assert refused.value.code is ErrorCode.INVALID_PAYLOAD

@@ -7,6 +7,7 @@ agent's own utility for each.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -17,7 +18,21 @@ def field_offer(action: dict[str, Any], field: str, value: float) -> dict[str, A
         value = max(value, prop["minimum"])
     if "maximum" in prop:
         value = min(value, prop["maximum"])
-    return {field: round(value) if prop.get("type") == "integer" else value}
+    return {field: round(value) if prop.get("type") == "integer" else on_grid(value, prop)}
+
+
+def on_grid(value: float, prop: dict[str, Any]) -> float:
+    """`value` rounded to the schema's `multipleOf` (a price in whole cents), inside its bounds."""
+    step = prop.get("multipleOf")
+    if not step:
+        return value
+    decimals = max(0, -math.floor(math.log10(step))) + 2
+    snapped = round(round(value / step) * step, decimals)
+    if "minimum" in prop and snapped < prop["minimum"]:
+        snapped = round(snapped + step, decimals)
+    if "maximum" in prop and snapped > prop["maximum"]:
+        snapped = round(snapped - step, decimals)
+    return snapped
 
 
 def menu_offer(menu: list[dict[str, Any]], floor: float, similar_to: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from negotiation_platform.agents.offers import on_grid
+
 DEFAULT_INT_RANGE = (0, 100)
 
 
@@ -31,7 +33,7 @@ def _sample(prop: dict[str, Any], defs: dict[str, Any], rng: random.Random) -> A
     if kind in ("integer", "number"):
         low = prop.get("minimum", prop.get("exclusiveMinimum", DEFAULT_INT_RANGE[0]))
         high = prop.get("maximum", prop.get("exclusiveMaximum", max(low, DEFAULT_INT_RANGE[1])))
-        return rng.randint(int(low), int(high)) if kind == "integer" else rng.uniform(low, high)
+        return rng.randint(int(low), int(high)) if kind == "integer" else on_grid(rng.uniform(low, high), prop)
     if kind == "boolean":
         return rng.random() < 0.5
     if kind == "array":

@@ -9,15 +9,22 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
+MAX_PRICE = 10_000_000
+"""Prices are whole cents up to this: a price in cents always fits the kernel's int32."""
+
+
+def _money(default: float, description: str = "") -> Any:
+    return Field(default=default, ge=0, le=MAX_PRICE, multiple_of=0.01, description=description)
+
 
 class CompanyCarConfig(BilateralConfig):
-    starting_price: float = 45000
-    buyer_budget: float = 42000
-    seller_cost: float = Field(default=36000, description="Context for prompts only.")
-    buyer_batna: float = 41000
-    seller_batna: float = 39000
-    min_price: float = 10000
-    max_price: float = 100000
+    starting_price: float = _money(45000)
+    buyer_budget: float = _money(42000)
+    seller_cost: float = _money(36000, "Context for prompts only.")
+    buyer_batna: float = _money(41000)
+    seller_batna: float = _money(39000)
+    min_price: float = _money(10000)
+    max_price: float = _money(100000)
 
     @model_validator(mode="after")
     def _price_range(self) -> CompanyCarConfig:
@@ -32,7 +39,15 @@ def _offer_payload(low: float, high: float) -> type[BaseModel]:
     return create_model(
         "OfferPayload",
         __config__=ConfigDict(extra="forbid"),
-        price=(float, Field(ge=low, le=high, description=f"Your price offer, between {low:g} and {high:g}.")),
+        price=(
+            float,
+            Field(
+                ge=low,
+                le=high,
+                multiple_of=0.01,
+                description=f"Your price offer in whole cents, between {low:g} and {high:g}.",
+            ),
+        ),
     )
 
 
@@ -68,7 +83,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         return self.settings.buyer_batna if role == "buyer" else self.settings.seller_batna
 
     def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"price": float(payload["price"])}
+        return {"price": round(float(payload["price"]), 2)}  # the cent grid: 40000.01 is never 40000.010000001
 
     def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
         batna = self.get_current_batna(role, round_number)

@@ -1,9 +1,11 @@
 """company_car as a functional environment: price offers under decaying BATNAs, shuffled order each round.
 
-Actions: f32[2, 2], one row per seat (only the seat to move is read): [kind, price] with kind
-0 = offer (price clipped to the configured range), 1 = accept the other's standing offer,
-2 = reject. An offer with no proposals left, or an accept with nothing to accept, is not legal
-and counts as a reject if played anyway. Draws: which seat is the buyer, and who opens each round.
+Actions: int32[2, 2], one row per seat (only the seat to move is read): [kind, price in cents]
+with kind 0 = offer (price clipped to the configured range), 1 = accept the other's standing
+offer, 2 = reject. Prices live on the engine's cent grid as integers, so two offers agree exactly
+when the engine's do (40000.00 and 40000.01 never merge). An offer with no proposals left, or an
+accept with nothing to accept, is not legal and counts as a reject if played anyway. Draws: which
+seat is the buyer, and who opens each round.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ class Params(NamedTuple):
     seller_batna: jax.Array
     buyer_decay: jax.Array
     seller_decay: jax.Array
-    min_price: jax.Array
-    max_price: jax.Array
+    min_cents: jax.Array
+    """int32: the lowest price, in cents."""
+    max_cents: jax.Array
     seller_cost: jax.Array
     starting_price: jax.Array
 
@@ -42,12 +45,14 @@ class State(NamedTuple):
     pos: jax.Array
     buyer_seat: jax.Array
     openers: jax.Array
-    offer_price: jax.Array
+    offer_cents: jax.Array
+    """int32[2]: each seat's standing offer, in cents."""
     offer_round: jax.Array
     proposals: jax.Array
     done: jax.Array
     agreed: jax.Array
-    price: jax.Array
+    cents: jax.Array
+    """int32: the agreed price, in cents."""
     agree_round: jax.Array
 
 
@@ -59,7 +64,14 @@ class CompanyCarEnv:
     def __init__(self, rounds: int = 5, params: Params | None = None) -> None:
         self.rounds = rounds
         self._defaults = params or Params(
-            *(jnp.float32(x) for x in (41000, 39000, 0.015, 0.015, 10000, 100000, 36000, 45000))
+            jnp.float32(41000),
+            jnp.float32(39000),
+            jnp.float32(0.015),
+            jnp.float32(0.015),
+            jnp.int32(1_000_000),
+            jnp.int32(10_000_000),
+            jnp.float32(36000),
+            jnp.float32(45000),
         )
 
     @classmethod
@@ -68,19 +80,14 @@ class CompanyCarEnv:
         buyer_decay = decay.get("buyer", 0.0) if isinstance(decay, dict) else decay
         seller_decay = decay.get("seller", 0.0) if isinstance(decay, dict) else decay
         params = Params(
-            *(
-                jnp.float32(x)
-                for x in (
-                    config.buyer_batna,
-                    config.seller_batna,
-                    buyer_decay,
-                    seller_decay,
-                    config.min_price,
-                    config.max_price,
-                    config.seller_cost,
-                    config.starting_price,
-                )
-            )
+            jnp.float32(config.buyer_batna),
+            jnp.float32(config.seller_batna),
+            jnp.float32(buyer_decay),
+            jnp.float32(seller_decay),
+            jnp.int32(round(config.min_price * 100)),
+            jnp.int32(round(config.max_price * 100)),
+            jnp.float32(config.seller_cost),
+            jnp.float32(config.starting_price),
         )
         env = cls(config.rounds, params)
         return env, params
@@ -89,8 +96,8 @@ class CompanyCarEnv:
         return self._defaults
 
     def action_space(self, params: Params) -> spaces.Box:
-        """[kind, price]: kind 0 offer, 1 accept, 2 reject; the price is read for offers only."""
-        return spaces.Box(jnp.array([0.0, params.min_price]), jnp.array([2.0, params.max_price]), (2,), jnp.float32)
+        """[kind, price in cents]: kind 0 offer, 1 accept, 2 reject; the price is read for offers only."""
+        return spaces.Box(jnp.array([0, params.min_cents]), jnp.array([2, params.max_cents]), (2,), jnp.int32)
 
     def observation_space(self, params: Params) -> spaces.Dict:
         return spaces.observed(self, params)
@@ -113,12 +120,12 @@ class CompanyCarEnv:
             pos=zero,
             buyer_seat=draws.buyer_seat,
             openers=draws.openers,
-            offer_price=jnp.zeros(2, jnp.float32),
+            offer_cents=jnp.zeros(2, jnp.int32),
             offer_round=jnp.zeros(2, jnp.int32),
             proposals=jnp.zeros(2, jnp.int32),
             done=jnp.bool_(False),
             agreed=jnp.bool_(False),
-            price=jnp.float32(0),
+            cents=zero,
             agree_round=zero,
         )
 
@@ -151,8 +158,8 @@ class CompanyCarEnv:
                 jnp.broadcast_to(state.round / self.rounds, (2,)),
                 (self.actor(state) == seats).astype(jnp.float32),
                 is_buyer.astype(jnp.float32),
-                batna / params.max_price,
-                state.offer_price[1 - seats] / params.max_price,
+                batna * 100 / params.max_cents,
+                state.offer_cents[1 - seats] / params.max_cents,
                 (state.offer_round[1 - seats] > 0).astype(jnp.float32),
                 (self.rounds - 1 - state.proposals) / self.rounds,
             ],
@@ -164,11 +171,11 @@ class CompanyCarEnv:
         actor = self.actor(state)
         other = 1 - actor
         kind = actions[actor, 0].astype(jnp.int32)
-        price = jnp.clip(actions[actor, 1], params.min_price, params.max_price)
+        cents = jnp.clip(actions[actor, 1].astype(jnp.int32), params.min_cents, params.max_cents)
         offer = (kind == OFFER) & (state.proposals[actor] < self.rounds - 1)
         accept = (kind == ACCEPT) & (state.offer_round[other] > 0)
         reject = ~offer & ~accept
-        identical = offer & (state.offer_round[other] == state.round) & (state.offer_price[other] == price)
+        identical = offer & (state.offer_round[other] == state.round) & (state.offer_cents[other] == cents)
         agreed = accept | identical
         proposals = state.proposals.at[actor].add(offer.astype(jnp.int32))
         ended = reject & (proposals[actor] >= self.rounds - 1)
@@ -179,17 +186,17 @@ class CompanyCarEnv:
             pos=pos % 2,
             buyer_seat=state.buyer_seat,
             openers=state.openers,
-            offer_price=jnp.where(offer, state.offer_price.at[actor].set(price), state.offer_price),
+            offer_cents=jnp.where(offer, state.offer_cents.at[actor].set(cents), state.offer_cents),
             offer_round=jnp.where(offer, state.offer_round.at[actor].set(state.round), state.offer_round),
             proposals=proposals,
             done=agreed | ended | (next_round > self.rounds),
             agreed=agreed,
-            price=jnp.where(accept, state.offer_price[other], jnp.where(identical, price, state.price)),
+            cents=jnp.where(accept, state.offer_cents[other], jnp.where(identical, cents, state.cents)),
             agree_round=jnp.where(agreed, state.round, state.agree_round),
         )
         new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
         payoff = company_car_utilities(
-            new.price,
+            new.cents.astype(jnp.float32) / 100,
             new.agree_round,
             new.agreed,
             new.buyer_seat,
@@ -206,5 +213,5 @@ class CompanyCarEnv:
         legal = self.legal_kinds(state)
         legal = legal.at[:, REJECT].set(True)
         kinds = jax.random.categorical(kind_key, jnp.where(legal, 0.0, -jnp.inf), axis=-1)
-        prices = jax.random.uniform(price_key, (2,), minval=params.min_price, maxval=params.max_price)
-        return jnp.stack([kinds.astype(jnp.float32), prices], axis=-1)
+        cents = jax.random.randint(price_key, (2,), params.min_cents, params.max_cents + 1, jnp.int32)
+        return jnp.stack([kinds.astype(jnp.int32), cents], axis=-1)
