@@ -54,6 +54,8 @@ class A2aArena(RemoteArena):
         if "error" in result:
             error = result["error"]
             raise NegotiationError(ErrorCode(error["code"]), error["message"], **error.get("details", {}))
+        if isinstance(result.get("context_id"), str):  # the server remembers the new seat in this context
+            self.context_id = result["context_id"]
         return result
 
 

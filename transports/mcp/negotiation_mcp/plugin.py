@@ -8,6 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
 LOOPBACK_NAMES = {"localhost"}
@@ -36,10 +37,12 @@ class McpTransport:
             default=[],
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
+        add_policy_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
+        arena.policy = policy_from_args(args)
         if args.transport == "stdio":
             serve_stdio(arena)
         else:
