@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -12,8 +13,10 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_platform.engine import Match
@@ -21,6 +24,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 pytestmark = pytest.mark.anyio
+SERVE_HTTP = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "http"]
 
 
 @pytest.fixture
@@ -35,7 +39,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def mcp_server(*flags: str) -> Iterator[str]:
+def mcp_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`serve mcp --transport http` as a subprocess with `flags`; its URL while the block runs."""
     port = free_port()
     proc = subprocess.Popen(
@@ -53,6 +57,7 @@ def mcp_server(*flags: str) -> Iterator[str]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env=env,
     )
     try:
         deadline = time.monotonic() + 30
@@ -252,3 +257,44 @@ class TestStrictArguments:
                     "unknown": ["surprise"]
                 }
                 assert (await McpArena(client).list_matches())["matches"][0]["seats"]["filled"] == 2
+
+
+class TestExposure:
+    async def test_a_bearer_token_from_the_environment_guards_every_request(self) -> None:
+        with mcp_server(env={**os.environ, "NEGOTIATION_AUTH_TOKEN": "s3cret"}) as url:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+            async with httpx2.AsyncClient() as http:
+                for headers in ({}, {"Authorization": "Bearer nope"}):
+                    answer = await http.post(url, json=body, headers=headers)
+                    assert answer.status_code == 401 and answer.json()["error"]["code"] == "forbidden"
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                assert "split_100" in {g["id"] for g in (await McpArena(client).list_games())["games"]}
+
+    async def test_an_invalid_port_is_one_clear_line_and_a_wide_bind_without_token_warns(self) -> None:
+        done = subprocess.run(
+            [*SERVE_HTTP, "--port", "99999"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0
+        assert done.stderr.strip().splitlines() == ["cannot listen on 127.0.0.1:99999: bind(): port must be 0-65535."]
+        port = free_port()
+        proc = subprocess.Popen(
+            [*SERVE_HTTP, "--host", "0.0.0.0", "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stderr is not None
+            banner = proc.stderr.readline()
+            warning = proc.stderr.readline()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        assert banner.strip() == f"negotiation-platform MCP server on http://0.0.0.0:{port}/mcp"
+        assert warning.startswith("warning: listening on 0.0.0.0 without an auth token")
