@@ -1,4 +1,4 @@
-"""The arena as an MCP server: ten tools with the arena's argument names, rules as resources, a prompt.
+"""The arena as an MCP server: a tool per arena operation (same argument names), rules as resources, a prompt.
 
 mcp 2.x's default protocol has no sessions, so a seat's identity travels as the `token` argument
 of every per-seat tool. Every tool answers with structured content (its output schema) and the
