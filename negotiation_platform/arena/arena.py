@@ -70,6 +70,8 @@ class LiveMatch:
     """When each seat that must act now became due: its turn clock runs from there."""
     left: set[str] = field(default_factory=set)
     finished_at: float | None = None
+    seated_at: float = 0.0
+    """When a seat was last taken: a match still waiting for players long after that is abandoned."""
 
     @property
     def status(self) -> str:
@@ -162,15 +164,19 @@ class Arena:
         return {"agent_id": seat.agent_id, "token": seat.token}
 
     async def leave_game(self, match_id: str, token: str) -> dict[str, Any]:
-        """Give up a seat. Before the match starts the seat is freed (the match goes when its last seat
-        does); once it runs, every later turn of the seat is its default move, logged as a timeout with
-        the reason "left the match", so the others can finish. The token can still read the match."""
+        """Give up a seat. Before the match starts the seat is freed, and the match is dropped when its
+        creator leaves (its other seats may be built-in opponents nobody else wants); once it runs,
+        every later turn of the seat is its default move, logged as a timeout with the reason "left
+        the match", so the others can finish. The token can still read a running match."""
         live, seat = self._seat(match_id, token)
         async with live.lock:
             if live.match is None:
-                live.seats.remove(seat)
-                if not live.seats:
+                if seat is live.seats[0]:
                     del self._matches[live.match_id]
+                    live.seats.clear()
+                    live.signal()
+                else:
+                    live.seats.remove(seat)
             elif live.match.finished:
                 raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; there is nothing to leave.")
             else:
@@ -195,6 +201,8 @@ class Arena:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a finite number >= 0.")
         give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
         while True:
+            if self._matches.get(live.match_id) is not live:  # dropped while we waited
+                raise NegotiationError(ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator.")
             async with live.lock:
                 state = self._turn_state(live, seat, cursor)
             remaining = give_up - self._clock()
@@ -319,13 +327,16 @@ class Arena:
             )
 
     def _evict(self) -> None:
-        """Forget finished matches older than the policy's TTL."""
+        """Forget matches finished, or still waiting for players, longer than the policy's TTL."""
         ttl = self.policy.finished_ttl
         if ttl is None:
             return
         now = self._clock()
         for match_id in [
-            m.match_id for m in self._matches.values() if m.finished_at is not None and now - m.finished_at >= ttl
+            m.match_id
+            for m in self._matches.values()
+            if now - (m.finished_at if m.finished_at is not None else m.seated_at) >= ttl
+            and (m.finished_at is not None or m.match is None)
         ]:
             del self._matches[match_id]
 
@@ -376,6 +387,7 @@ class Arena:
                     clock=self._clock,
                 )
             live.seats.append(seat)
+            live.seated_at = self._clock()
         self._settled(live)
         return seat
 

@@ -12,7 +12,8 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
 * **Turn clock.** Every seat that must act has `turn_timeout` seconds to do something; then its
   default move is played and logged as a timeout event, so a dead client cannot stall a match.
 * **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
-  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`.
+  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
+  (as do matches still waiting for players that long after their last seat was taken).
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
   (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
   fetch arbitrary URLs.
@@ -111,7 +112,10 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-live-matches", type=_count, default=DEFAULT_MAX_LIVE_MATCHES)
     parser.add_argument("--max-waiting-per-caller", type=_count, default=DEFAULT_MAX_WAITING_PER_CALLER)
     parser.add_argument(
-        "--finished-ttl", type=_positive, default=DEFAULT_FINISHED_TTL, help="seconds a finished match stays listed"
+        "--finished-ttl",
+        type=_positive,
+        default=DEFAULT_FINISHED_TTL,
+        help="seconds a finished match (or one still waiting for players) stays in memory",
     )
     parser.add_argument(
         "--allow-remote-agent",
