@@ -68,7 +68,10 @@ async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:
 
 def caller_of(context: Context | None) -> str:
     """Who calls, as far as the transport knows: the bearer token when there is one, else the address."""
-    request = getattr(context.request_context, "request", None) if context is not None else None
+    try:
+        request = getattr(context.request_context, "request", None) if context is not None else None
+    except ValueError:  # called outside a request (a direct call in a test)
+        request = None
     if request is None:
         return "stdio"
     auth = str(request.headers.get("authorization", ""))

@@ -19,6 +19,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
+from negotiation_mcp.server import build_server
+from negotiation_platform.arena import Arena
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
@@ -298,3 +300,12 @@ class TestExposure:
             proc.wait(timeout=10)
         assert banner.strip() == f"negotiation-platform MCP server on http://0.0.0.0:{port}/mcp"
         assert warning.startswith("warning: listening on 0.0.0.0 without an auth token")
+
+
+async def test_how_to_play_names_the_remote_opponent_form_and_leave_game_is_a_tool() -> None:
+    async with Client(build_server(Arena())) as client:
+        prompt = await client.get_prompt("how_to_play", {})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        opponents = text.split("Opponents for start_game: ")[1]
+        assert "a2a:URL" in opponents and "a2a," not in opponents
+        assert "leave_game" in {t.name for t in (await client.list_tools()).tools}
