@@ -108,7 +108,7 @@ def local_view(game_id: str, players: list[str], seed: int, agent_id: str) -> di
 
 class TestSeeds:
     async def test_a_chosen_seed_does_not_reproduce_the_draws_and_stays_hidden_until_the_end(self) -> None:
-        with mcp_server("--turn-timeout", "2") as url:  # a built-in opponent that gives up cannot stall it
+        with mcp_server("--turn-timeout", "0.3") as url:  # a built-in opponent that gives up cannot stall it
             async with api_for(url) as api:
                 differed = 0
                 for _ in range(4):
