@@ -108,26 +108,32 @@ def local_view(game_id: str, players: list[str], seed: int, agent_id: str) -> di
 
 class TestSeeds:
     async def test_a_chosen_seed_does_not_reproduce_the_draws_and_stays_hidden_until_the_end(self) -> None:
-        with mcp_server("--turn-timeout", "0.3") as url:  # a built-in opponent that gives up cannot stall it
-            async with api_for(url) as api:
+        # The opponent is a second client that only reads: nobody moves, so both views stay in round 1.
+        with mcp_server() as url:
+            async with api_for(url) as api, api_for(url) as opponent:
                 differed = 0
                 for _ in range(4):
-                    me = await api.start_game("deal_or_no_deal", seed=7, name="me", opponents=["concession"])
-                    assert "seed" not in json.dumps(me)
+                    me = await api.start_game("deal_or_no_deal", seed=7, name="me")
                     mid = me["match_id"]
+                    you = await opponent.join_game(mid, name="you")
                     state = await api.get_turn_state(mid, me["token"])
+                    theirs = (await opponent.get_turn_state(mid, you["token"]))["view"]["your_values"]
                     listed = (await api.list_matches())["matches"]
-                    assert all("seed" not in m for m in listed) and "seed" not in state
+                    assert "seed" not in json.dumps([me, you, state, listed])
                     assert (await api.get_result(mid)).get("seed") is None
-                    players = state["players"]
-                    mine = state["view"]["your_values"]
-                    differed += mine != local_view("deal_or_no_deal", players, 7, "me")["your_values"]
+                    players, mine = state["players"], state["view"]["your_values"]
+                    rebuilt = local_view("deal_or_no_deal", players, 7, "you")["your_values"]
+                    differed += (
+                        theirs != rebuilt or mine != local_view("deal_or_no_deal", players, 7, "me")["your_values"]
+                    )
                     await api.leave_game(mid, me["token"])
+                    await opponent.leave_game(mid, you["token"])
                     await wait_finished(api, mid, me["token"])
                     result = await api.get_result(mid)
                     # the seed used is revealed once the match is over, and it is the true one
                     assert local_view("deal_or_no_deal", players, result["seed"], "me")["your_values"] == mine
-        assert differed >= 2
+                    assert local_view("deal_or_no_deal", players, result["seed"], "you")["your_values"] == theirs
+        assert differed >= 3
 
     async def test_a_reproducible_server_draws_from_the_seed(self) -> None:
         async with Client(stdio_server_parameters()) as client:
