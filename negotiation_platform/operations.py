@@ -7,12 +7,17 @@ cannot drift from the others.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.arena import CALLER
 from negotiation_platform.errors import ErrorCode, NegotiationError
+
+MAX_NESTING = 64
+"""Deepest nesting of lists and objects accepted in any argument."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +41,9 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "start_game": Operation(
         "Create a match and take its first seat; returns your agent_id and secret token. `opponents` fills "
-        "other seats with built-in agents (or 'a2a:URL' remote agents) that play server-side.",
+        "other seats with built-in agents (or 'a2a:URL' remote agents, where the server allows that URL) "
+        "that play server-side. On a shared server `seed` does not determine the draws unless it runs "
+        "in reproducible mode; the seed used is in get_result once the match is over.",
         ("game_id",),
         ("config", "seed", "name", "opponents"),
     ),
@@ -64,6 +71,11 @@ OPERATIONS: dict[str, Operation] = {
         ("match_id", "token", "action_type"),
         ("payload",),
     ),
+    "leave_game": Operation(
+        "Resign your seat. Before the match starts the seat is freed; once it runs, your remaining turns "
+        "are played as the phase's default move (logged as a timeout, reason 'left the match').",
+        ("match_id", "token"),
+    ),
     "get_result": Operation(
         "The result of a match: agreement, terms and payoffs once finished, otherwise its status.", ("match_id",)
     ),
@@ -71,8 +83,14 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
-async def run_operation(house: HouseSeats, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Run an operation by name with keyword arguments; refusals raise NegotiationError."""
+async def run_operation(
+    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: str | None = None
+) -> dict[str, Any]:
+    """Run an operation by name with keyword arguments; refusals raise NegotiationError.
+
+    `caller` is who asks as the transport knows it (its address, or its auth token): the arena's
+    per-caller limits count by it.
+    """
     operation = OPERATIONS.get(name) if isinstance(name, str) else None
     if operation is None:
         raise NegotiationError(ErrorCode.UNKNOWN_OPERATION, f"No operation {name!r}; operations: {sorted(OPERATIONS)}.")
@@ -88,7 +106,50 @@ async def run_operation(house: HouseSeats, name: str, arguments: dict[str, Any])
             + ("; " if missing and unknown else "")
             + (f"unknown {unknown}" if unknown else "")
             + ".",
+            missing=missing,
+            unknown=unknown,
         )
+    _check_json(arguments)
+    if name == "start_game":
+        _check_opponents(house, arguments.get("opponents"))
     target: Any = house if name == "start_game" else house.arena
-    result: dict[str, Any] = await getattr(target, name)(**arguments)
+    token = CALLER.set(caller) if caller is not None else None
+    try:
+        result: dict[str, Any] = await getattr(target, name)(**arguments)
+    finally:
+        if token is not None:
+            CALLER.reset(token)
     return result
+
+
+def _check_json(arguments: dict[str, Any]) -> None:
+    """Refuse what JSON cannot carry faithfully (NaN, infinities) and absurd nesting, without recursion."""
+    stack: list[tuple[Any, int]] = [(arguments, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise NegotiationError(
+                ErrorCode.INVALID_ARGUMENT, f"Arguments are nested deeper than {MAX_NESTING} levels."
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "Arguments may not hold NaN or infinite numbers.")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
+def _check_opponents(house: HouseSeats, opponents: Any) -> None:
+    """Remote opponents (`kind:URL`) only where the arena's policy allows the URL: no fetching anything."""
+    if opponents is None:
+        return
+    if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "opponents must be a list of agent names.")
+    policy = house.arena.policy
+    refused = [o for o in opponents if ":" in o and not policy.allows_remote_agent(o.partition(":")[2])]
+    if refused:
+        raise NegotiationError(
+            ErrorCode.FORBIDDEN,
+            f"This server does not seat remote agents at {refused}; its operator can allow URL prefixes "
+            "with `serve ... --allow-remote-agent PREFIX`.",
+        )

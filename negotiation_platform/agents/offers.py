@@ -23,7 +23,7 @@ def field_offer(action: dict[str, Any], field: str, value: float) -> dict[str, A
 
 def on_grid(value: float, prop: dict[str, Any]) -> float:
     """`value` rounded to the schema's `multipleOf` (a price in whole cents), inside its bounds."""
-    step = prop.get("multipleOf")
+    step = float(prop.get("multipleOf") or 0)
     if not step:
         return value
     decimals = max(0, -math.floor(math.log10(step))) + 2

@@ -53,6 +53,9 @@ class RemoteArena(ABC):
             "perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload or {}
         )
 
+    async def leave_game(self, match_id: str, token: str) -> dict[str, Any]:
+        return await self.call("leave_game", match_id=match_id, token=token)
+
     async def get_result(self, match_id: str) -> dict[str, Any]:
         return await self.call("get_result", match_id=match_id)
 

@@ -2,14 +2,19 @@
 
 A message whose data part is `{"operation": NAME, "arguments": {...}}` runs that operation (the
 same names and arguments as the MCP tools) and is answered with a data part holding the result
-or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text. Within
-one A2A context the server remembers the seat taken by start_game or join_game, so later calls
-in that context may leave out `match_id` and `token`: one context can carry a whole match.
+or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text.
+
+start_game and join_game answer with a fresh `context_id` the server made (192 random bits) and
+remember the seat under it: later calls in that context may leave out `match_id` and `token`, so
+one context can carry a whole match. Context ids a client picks itself never carry a seat (a
+second client could reuse or guess them), and an explicit token always works.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import secrets
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -20,15 +25,17 @@ from starlette.applications import Starlette
 from negotiation_a2a import wire
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
-from negotiation_platform.errors import NegotiationError
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS, run_operation
 
 HELP = (
     "This agent is a negotiation arena. Send a message with a data part "
     '{"operation": NAME, "arguments": {...}}; operations: ' + ", ".join(OPERATIONS) + ". "
     'Start with {"operation": "list_games", "arguments": {}}, then start_game or join_game (the seat is '
-    "remembered in this context), then get_turn_state with wait_seconds, perform_action, get_result."
+    "remembered in the context_id it answers with), then get_turn_state with wait_seconds, perform_action, "
+    "get_result."
 )
+log = logging.getLogger(__name__)
 
 EXAMPLES: dict[str, dict[str, Any]] = {
     "list_games": {},
@@ -39,6 +46,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "send_public_message": {"match_id": "MATCH_ID", "token": "TOKEN", "content": "Shall we split evenly?"},
     "send_private_message": {"match_id": "MATCH_ID", "token": "TOKEN", "to": ["player_2"], "content": "psst"},
     "perform_action": {"match_id": "MATCH_ID", "token": "TOKEN", "action_type": "propose", "payload": {"mine": 60}},
+    "leave_game": {"match_id": "MATCH_ID", "token": "TOKEN"},
     "get_result": {"match_id": "MATCH_ID"},
     "list_matches": {},
 }
@@ -81,25 +89,38 @@ class ArenaExecutor(AgentExecutor):
         if not requests:
             await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
             return
-        result = await self._run(context.context_id or "", requests[0])
+        caller = wire.caller_of(context.call_context)
+        result = _finite(await self._run(context.context_id or "", requests[0], caller))
         await event_queue.enqueue_event(wire.reply([wire.data(result)], context.context_id))
 
-    async def _run(self, context_id: str, request: dict[str, Any]) -> dict[str, Any]:
+    async def _run(self, context_id: str, request: dict[str, Any], caller: str) -> dict[str, Any]:
         name, arguments = request.get("operation"), request.get("arguments", {})
         operation = OPERATIONS.get(name) if isinstance(name, str) else None
         if operation is not None and operation.seat and isinstance(arguments, dict):
             arguments = {**self._seats.get(context_id, {}), **arguments}
         try:
-            result = await run_operation(self.house, name, arguments)  # type: ignore[arg-type]
+            result = await run_operation(self.house, name, arguments, caller=caller)  # type: ignore[arg-type]
         except NegotiationError as refusal:
             return refusal.to_dict()
         if name in ("start_game", "join_game"):
+            seat_context = secrets.token_urlsafe(24)
             match_id = result.get("match_id", arguments.get("match_id"))
-            self._seats[context_id] = {"match_id": match_id, "token": result["token"]}
+            self._seats[seat_context] = {"match_id": match_id, "token": result["token"]}
+            result = {**result, "context_id": seat_context}
         return result
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Operations finish quickly (or wait at most MAX_WAIT_SECONDS): nothing to cancel."""
+
+
+def _finite(result: dict[str, Any]) -> dict[str, Any]:
+    """A result JSON can carry: a non-finite number (it cannot) becomes a refusal instead."""
+    try:
+        json.dumps(result, allow_nan=False)
+    except ValueError:
+        log.warning("refused to send a result holding a non-finite number")
+        return NegotiationError(ErrorCode.INVALID_ARGUMENT, "The answer holds a non-finite number.").to_dict()
+    return result
 
 
 def build_arena_app(arena: Arena, base_url: str) -> Starlette:

@@ -3,12 +3,15 @@
 `RemoteA2aAgent` is an `Agent` whose decisions come from an A2A peer: on its turn the arena sends
 the peer the turn state (as data and as the game's prompt text) within one A2A context per
 match, and reads the reply (a data part with `action_type` and `payload`, or text holding JSON,
-read with the games' tolerant parser). A reply that is late, unreadable or refused becomes a
-forfeit: the driver plays the spec's default action and the reason goes into the event log.
+read with the games' tolerant parser). A reply that cannot be read, or a move the arena refuses,
+is sent back to the peer with the refusal, and it may try again (`MAX_TRIES` answers per turn,
+all within `reply_seconds`); after that, or when it is late or unreachable, the driver plays the
+spec's default action and the true reason goes into the event log.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,7 +29,9 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.json_response import extract_action
 
 REPLY_SECONDS = 30.0
-"""How long a remote agent may think before its move is forfeited."""
+"""How long a remote agent may think, over all its tries at one turn, before its move is forfeited."""
+MAX_TRIES = 3
+"""Answers a remote agent may give for one turn (unreadable or refused ones included)."""
 CALL_SECONDS = MAX_WAIT_SECONDS + 30.0
 
 MOVE_FORMAT = (
@@ -54,6 +59,8 @@ class A2aArena(RemoteArena):
         if "error" in result:
             error = result["error"]
             raise NegotiationError(ErrorCode(error["code"]), error["message"], **error.get("details", {}))
+        if isinstance(result.get("context_id"), str):  # the server remembers the new seat in this context
+            self.context_id = result["context_id"]
         return result
 
 
@@ -115,20 +122,44 @@ class RemoteA2aAgent:
         self.reply_seconds = reply_seconds
         self.context_id = uuid.uuid4().hex
         self._card: AgentCard | None = None
+        self._tries = 0
+        self._turn_ends = 0.0
+        self._failure = "illegal move"
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
-        if "refusal" in turn:
-            return Decision(forfeit=f"illegal move: {turn['refusal']['error']['message']}")
-        parts = [wire.data({"turn_state": turn}), wire.text(f"{turn.get('prompt', '')}\n\n{MOVE_FORMAT}")]
+        refusal = turn.get("refusal")
+        if refusal is None:  # a new turn: a fresh budget of tries and time
+            self._tries = 0
+            self._turn_ends = time.monotonic() + self.reply_seconds
+        while True:
+            if refusal is not None and self._tries >= MAX_TRIES:
+                return Decision(forfeit=f"{self._failure}: {refusal['error']['message']} ({self._tries} tries)")
+            self._tries += 1
+            answer = await self._ask(turn, refusal)
+            if isinstance(answer, Decision):
+                return answer
+            move = read_move(answer)
+            if move is not None:
+                self._failure = "illegal move"  # if the arena refuses it, that is why
+                return move
+            self._failure = "malformed reply"
+            refusal = NegotiationError(ErrorCode.INVALID_ARGUMENT, "No move could be read from your reply.").to_dict()
+
+    async def _ask(self, turn: dict[str, Any], refusal: dict[str, Any] | None) -> Message | Decision:
+        """The peer's reply to the turn (and to the refusal of its last try), or the forfeit that replaces it."""
+        left = self._turn_ends - time.monotonic()
+        if left <= 0:
+            return Decision(forfeit=f"late reply: no move within {self.reply_seconds:g} s")
+        state = {**turn, "refusal": refusal} if refusal is not None else turn
+        told = f"\n\nYour last answer was refused: {refusal['error']['message']}" if refusal is not None else ""
+        parts = [wire.data({"turn_state": state}), wire.text(f"{turn.get('prompt', '')}{told}\n\n{MOVE_FORMAT}")]
         try:
-            async with httpx.AsyncClient(timeout=httpx.Timeout(self.reply_seconds + 5)) as http:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(left + 5)) as http:
                 if self._card is None:  # read the card once per match
                     self._card = await A2ACardResolver(http, self.target).get_agent_card()
                 client = await wire.open_client(self._card, ClientConfig(httpx_client=http, streaming=False))
-                answer = await wire.ask(client, parts, self.context_id, self.reply_seconds)
+                return await wire.ask(client, parts, self.context_id, left)
         except TimeoutError:
-            return Decision(forfeit=f"late reply: no answer within {self.reply_seconds:g} s")
+            return Decision(forfeit=f"late reply: no move within {self.reply_seconds:g} s")
         except Exception as exc:
             return Decision(forfeit=f"unreachable agent: {type(exc).__name__}")
-        move = read_move(answer)
-        return move if move is not None else Decision(forfeit="malformed reply: no move could be read")

@@ -9,6 +9,8 @@ from typing import Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
+from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
 VIA_PREFIX = "a2a:"
@@ -29,13 +31,17 @@ class A2aTransport:
         parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
         parser.add_argument("--port", type=int, default=9000)
         parser.add_argument("--public-url", default=None, help="base URL written into the agent card")
+        add_policy_arguments(parser)
+        add_exposure_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
         from negotiation_a2a.arena_server import build_arena_app
         from negotiation_a2a.serving import run
 
+        arena.policy = policy_from_args(args)
         base = args.public_url or f"http://{args.host}:{args.port}"
-        run(build_arena_app(arena, base), args.host, args.port, f"arena A2A agent on {base}")
+        token = auth_token(args.auth_token_file)
+        run(build_arena_app(arena, base), args.host, args.port, f"arena A2A agent on {base}", token)
 
     def serve_agent(self, agent: Agent, host: str, port: int) -> None:
         from negotiation_a2a.agent_server import build_agent_app

@@ -13,8 +13,10 @@ from typing import Any
 from a2a.client import Client, ClientConfig, create_client
 from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor
+from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.routes.common import DefaultServerCallContextBuilder
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCapabilities,
@@ -28,6 +30,7 @@ from a2a.types import (
     SendMessageRequest,
 )
 from starlette.applications import Starlette
+from starlette.requests import Request
 
 JSONRPC_PATH = "/a2a/jsonrpc"
 REST_PATH = "/a2a/rest"
@@ -81,14 +84,33 @@ def agent_card(name: str, description: str, base_url: str, skills: list[AgentSki
     )
 
 
+class _WithClientAddress(DefaultServerCallContextBuilder):
+    """Also records the peer's address, so an executor can tell callers apart (`caller_of`)."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        context.state["client_host"] = request.client.host if request.client else "unknown"
+        return context
+
+
+def caller_of(context: ServerCallContext | None) -> str:
+    """Who calls: the bearer token when there is one, else the peer's address."""
+    state = context.state if context is not None else {}
+    auth = str(state.get("headers", {}).get("authorization", ""))
+    if auth.startswith("Bearer "):
+        return "token:" + auth.removeprefix("Bearer ")
+    return "address:" + str(state.get("client_host", "unknown"))
+
+
 def a2a_app(executor: AgentExecutor, card: AgentCard) -> Starlette:
     """The agent card at /.well-known/agent-card.json, JSON-RPC and REST endpoints."""
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    builder = _WithClientAddress()
     return Starlette(
         routes=[
             *create_agent_card_routes(card),
-            *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH),
-            *create_rest_routes(handler, path_prefix=REST_PATH),
+            *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH, context_builder=builder),
+            *create_rest_routes(handler, path_prefix=REST_PATH, context_builder=builder),
         ]
     )
 

@@ -38,7 +38,7 @@ def _refusal(result: CallToolResult) -> Exception:
             return McpToolFailure(text)
     error = body.get("error", {}) if isinstance(body, dict) else {}
     try:
-        code = ErrorCode(error.get("code"))
+        code = ErrorCode(str(error.get("code")))
     except ValueError:
         return McpToolFailure(str(body))
     return NegotiationError(code, error.get("message", ""), **error.get("details", {}))
@@ -60,9 +60,13 @@ class McpArena(RemoteArena):
 
 
 def stdio_server_parameters() -> StdioServerParameters:
-    """How to spawn this project's MCP server over stdio with the current interpreter."""
+    """How to spawn this project's MCP server over stdio with the current interpreter.
+
+    The spawning client is the server's only user, so the server is reproducible (its seeds decide).
+    """
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "stdio"]
+        command=sys.executable,
+        args=["-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "stdio", "--reproducible"],
     )
 
 

@@ -65,6 +65,11 @@ class ActionOutcome(_Open):
     cursor: int
 
 
+class LeftMatch(_Open):
+    ok: bool
+    status: str
+
+
 class MatchResult(_Open):
     match_id: str
     game_id: str
@@ -74,6 +79,7 @@ class MatchResult(_Open):
 
 class MatchList(_Open):
     matches: list[dict[str, Any]]
+    limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
 
 
 class Pong(_Open):

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
+from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
-
-LOOPBACK_NAMES = {"localhost"}
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class McpTransport:
@@ -36,14 +26,18 @@ class McpTransport:
             default=[],
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
+        add_policy_arguments(parser)
+        add_exposure_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
+        arena.policy = policy_from_args(args)
         if args.transport == "stdio":
             serve_stdio(arena)
         else:
-            serve_http(arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host)
+            token = auth_token(args.auth_token_file)
+            serve_http(arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host, token=token)
 
     def connects_to(self, via: str) -> bool:
         return via == "mcp" or (via.startswith(("http://", "https://")) and via.rstrip("/").endswith("/mcp"))

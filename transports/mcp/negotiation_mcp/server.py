@@ -1,9 +1,11 @@
-"""The arena as an MCP server: ten tools with the arena's argument names, rules as resources, a prompt.
+"""The arena as an MCP server: a tool per arena operation (same argument names), rules as resources, a prompt.
 
 mcp 2.x's default protocol has no sessions, so a seat's identity travels as the `token` argument
 of every per-seat tool. Every tool answers with structured content (its output schema) and the
-same JSON as text; a refusal is a tool error whose content is the arena's `{"error": {code,
-message}}`. Nothing here holds game logic or match state: it is a thin adapter over `Arena`.
+same JSON as text; every refusal (an unknown tool, a missing, unknown or mistyped argument, or
+the arena's own) is a tool error whose content is the arena's `{"error": {code, message,
+details}}`. Arguments are strict: no "5" for 5, no true for 1. Nothing here holds game logic
+or match state: it is a thin adapter over the shared operations table.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ import json
 from collections.abc import Awaitable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources.types import TextResource
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from negotiation_mcp import models
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
-from negotiation_platform.errors import NegotiationError
-from negotiation_platform.operations import OPERATIONS
+from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.operations import OPERATIONS, run_operation
 from negotiation_platform.rules_text import render_rules
 
 INSTRUCTIONS = f"""\
@@ -41,7 +44,18 @@ Config = Annotated[
 
 
 def _answer(result: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps(result))], structured_content=result)
+    try:
+        text = json.dumps(result, allow_nan=False)
+    except ValueError:
+        return _refusal(NegotiationError(ErrorCode.INVALID_ARGUMENT, "The answer holds a non-finite number."))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+
+
+def _refusal(refusal: NegotiationError) -> CallToolResult:
+    body = refusal.to_dict()
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body))], structured_content=body, is_error=True
+    )
 
 
 async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:
@@ -49,43 +63,102 @@ async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:
     try:
         return _answer(await operation)
     except NegotiationError as refusal:
-        body = refusal.to_dict()
-        return CallToolResult(
-            content=[TextContent(type="text", text=json.dumps(body))], structured_content=body, is_error=True
+        return _refusal(refusal)
+
+
+def caller_of(context: Context | None) -> str:
+    """Who calls, as far as the transport knows: the bearer token when there is one, else the address."""
+    try:
+        request = getattr(context.request_context, "request", None) if context is not None else None
+    except ValueError:  # called outside a request (a direct call in a test)
+        request = None
+    if request is None:
+        return "stdio"
+    auth = str(request.headers.get("authorization", ""))
+    if auth.startswith("Bearer "):
+        return "token:" + auth.removeprefix("Bearer ")
+    return "address:" + str(request.client.host if request.client else "unknown")
+
+
+class ArenaMcpServer(MCPServer):
+    """An MCPServer whose tool calls are checked strictly before its lenient argument parsing runs."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return _refusal(
+                NegotiationError(ErrorCode.UNKNOWN_OPERATION, f"No tool {name!r}; tools: {sorted(OPERATIONS)}.")
+            )
+        try:
+            _strict(name, tool.fn_metadata.arg_model, arguments)
+        except NegotiationError as refusal:
+            return _refusal(refusal)
+        token = CALLER.set(caller_of(context))
+        try:
+            return await super().call_tool(name, arguments, context)
+        finally:
+            CALLER.reset(token)
+
+
+def _strict(name: str, model: Any, arguments: dict[str, Any]) -> None:
+    """Refuse unknown arguments and any coercion (strings for numbers, booleans for integers)."""
+    unknown = sorted(set(arguments) - set(model.model_fields))
+    if unknown:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{name} takes {sorted(model.model_fields)}; unknown {unknown}.",
+            unknown=unknown,
         )
+    try:
+        model.model_validate(arguments, strict=True)
+    except ValidationError as exc:
+        problems = [{"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in exc.errors()]
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Invalid arguments for {name}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
+            problems=problems,
+        ) from None
 
 
 def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     """An MCP server over `arena`; `house` seats built-in opponents server-side."""
     house = house or HouseSeats(arena)
-    server: MCPServer = MCPServer("negotiation-platform", version="0.1.0", instructions=INSTRUCTIONS)
+    server = ArenaMcpServer("negotiation-platform", version="0.1.0", instructions=INSTRUCTIONS)
+
+    def op(operation: str, **arguments: Any) -> Awaitable[CallToolResult]:
+        """Run an operation of the shared table; arguments left at None are left out."""
+        return _run(run_operation(house, operation, {k: v for k, v in arguments.items() if v is not None}))
 
     @server.tool(description=OPERATIONS["list_games"].description)
     async def list_games() -> Annotated[CallToolResult, models.GameList]:
-        return await _run(arena.list_games())
+        return await op("list_games")
 
     @server.tool(description=OPERATIONS["get_game_rules"].description)
     async def get_game_rules(game_id: GameId, config: Config = None) -> Annotated[CallToolResult, models.GameRules]:
-        return await _run(arena.get_game_rules(game_id, config))
+        return await op("get_game_rules", game_id=game_id, config=config)
 
     @server.tool(description=OPERATIONS["start_game"].description)
     async def start_game(
         game_id: GameId,
         config: Config = None,
-        seed: Annotated[int | None, Field(description="Seed for reproducible randomness; random if omitted.")] = None,
+        seed: Annotated[
+            int | None,
+            Field(description="Seed; determines the draws only on a server in reproducible mode."),
+        ] = None,
         name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
         opponents: Annotated[
-            list[str] | None, Field(description="Built-in agents for the other seats, e.g. ['concession'].")
+            list[str] | None,
+            Field(description="Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed."),
         ] = None,
     ) -> Annotated[CallToolResult, models.StartedMatch]:
-        return await _run(house.start_game(game_id, config=config, seed=seed, name=name, opponents=opponents))
+        return await op("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
 
     @server.tool(description=OPERATIONS["join_game"].description)
     async def join_game(
         match_id: MatchId,
         name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
     ) -> Annotated[CallToolResult, models.JoinedMatch]:
-        return await _run(arena.join_game(match_id, name))
+        return await op("join_game", match_id=match_id, name=name)
 
     @server.tool(description=OPERATIONS["get_turn_state"].description)
     async def get_turn_state(
@@ -96,13 +169,13 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
             float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for your turn or news.")
         ] = 0,
     ) -> Annotated[CallToolResult, models.TurnState]:
-        return await _run(arena.get_turn_state(match_id, token, since=since, wait_seconds=wait_seconds))
+        return await op("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
 
     @server.tool(description=OPERATIONS["send_public_message"].description)
     async def send_public_message(
         match_id: MatchId, token: Token, content: Annotated[str, Field(description="The message text.")]
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
-        return await _run(arena.send_public_message(match_id, token, content))
+        return await op("send_public_message", match_id=match_id, token=token, content=content)
 
     @server.tool(description=OPERATIONS["send_private_message"].description)
     async def send_private_message(
@@ -111,7 +184,7 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
         to: Annotated[list[str], Field(description="Agent ids of the recipients.")],
         content: Annotated[str, Field(description="The message text.")],
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
-        return await _run(arena.send_private_message(match_id, token, to, content))
+        return await op("send_private_message", match_id=match_id, token=token, to=to, content=content)
 
     @server.tool(description=OPERATIONS["perform_action"].description)
     async def perform_action(
@@ -120,15 +193,19 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
         action_type: Annotated[str, Field(description="e.g. 'propose', 'accept', 'bid'.")],
         payload: Annotated[dict[str, Any] | None, Field(description="The action's payload object.")] = None,
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
-        return await _run(arena.perform_action(match_id, token, action_type, payload))
+        return await op("perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload)
 
     @server.tool(description=OPERATIONS["get_result"].description)
     async def get_result(match_id: MatchId) -> Annotated[CallToolResult, models.MatchResult]:
-        return await _run(arena.get_result(match_id))
+        return await op("get_result", match_id=match_id)
 
     @server.tool(description=OPERATIONS["list_matches"].description)
     async def list_matches() -> Annotated[CallToolResult, models.MatchList]:
-        return await _run(arena.list_matches())
+        return await op("list_matches")
+
+    @server.tool(description=OPERATIONS["leave_game"].description)
+    async def leave_game(match_id: MatchId, token: Token) -> Annotated[CallToolResult, models.LeftMatch]:
+        return await op("leave_game", match_id=match_id, token=token)
 
     @server.tool(description="Health check: does nothing and answers ok.")
     async def ping() -> models.Pong:
@@ -147,8 +224,8 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.prompt(description="How to play a match through these tools (optionally for one game).")
     def how_to_play(game_id: str = "") -> str:
-        agents = ", ".join(sorted(arena.registry.agents()))
-        text = f"{INSTRUCTIONS}\n\nBuilt-in opponents for start_game: {agents}."
+        agents = ", ".join(f"{name}:URL" if name == "a2a" else name for name in sorted(arena.registry.agents()))
+        text = f"{INSTRUCTIONS}\n\nOpponents for start_game: {agents}."
         if game_id:
             text += "\n\n" + render_rules(arena.registry.game(game_id).spec)
         return text

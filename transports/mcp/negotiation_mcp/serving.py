@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-
 import anyio
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
-from negotiation_mcp.plugin import is_loopback
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.exposure import announce, bind, is_loopback, require_bearer
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -39,6 +37,10 @@ def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | N
     return server.streamable_http_app(host=host, transport_security=security)
 
 
-def serve_http(arena: Arena, host: str, port: int, allowed_hosts: list[str]) -> None:
-    print(f"negotiation-platform MCP server on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
-    uvicorn.run(http_app(arena, host, allowed_hosts), host=host, port=port, log_level="warning")
+def serve_http(arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None) -> None:
+    """Bind first (a taken port is one error line), then announce, then serve; `token` guards every request."""
+    sock = bind(host, port)
+    app = http_app(arena, host, allowed_hosts)
+    announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
+    served = require_bearer(app, token) if token else app
+    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])

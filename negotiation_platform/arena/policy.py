@@ -1,0 +1,157 @@
+"""`ArenaPolicy`: what an arena allows and guarantees, in-process (trusting) or served (shared, hostile).
+
+In-process (tests, the CLI's `play`) every seat belongs to one host, so the arena is reproducible:
+a match's draws come from the seed it was started with, and there are no clocks or limits. A
+served arena is shared by strangers, so `ArenaPolicy.served()` turns on what protects them:
+
+* **Seeds.** Unless the server runs with `--reproducible`, a match's draws (every seat's private
+  values, BATNAs, hands) come from HMAC(server secret, match id and the client's seed or fresh
+  randomness): the match creator's seed cannot reproduce another seat's secrets, and two matches
+  never share draws. The seed actually used is revealed only in `get_result` once the match is
+  over, so a finished match can still be replayed.
+* **Turn clock.** Every seat that must act has `turn_timeout` seconds to do something; then its
+  default move is played and logged as a timeout event, so a dead client cannot stall a match.
+* **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
+  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
+  (as do matches still waiting for players that long after their last seat was taken).
+* **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
+  (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
+  fetch arbitrary URLs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+DEFAULT_TURN_TIMEOUT = 120.0
+DEFAULT_MAX_LIVE_MATCHES = 1000
+DEFAULT_MAX_WAITING_PER_CALLER = 10
+DEFAULT_FINISHED_TTL = 3600.0
+
+
+@dataclass(frozen=True)
+class ArenaPolicy:
+    reproducible: bool = True
+    turn_timeout: float | None = None
+    max_live_matches: int | None = None
+    max_waiting_per_caller: int | None = None
+    finished_ttl: float | None = None
+    remote_agents: tuple[str, ...] | None = None
+    """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+
+    @classmethod
+    def served(
+        cls,
+        *,
+        reproducible: bool = False,
+        turn_timeout: float | None = DEFAULT_TURN_TIMEOUT,
+        max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
+        max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
+        finished_ttl: float | None = DEFAULT_FINISHED_TTL,
+        remote_agents: tuple[str, ...] = (),
+    ) -> ArenaPolicy:
+        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
+        return cls(reproducible, turn_timeout, max_live_matches, max_waiting_per_caller, finished_ttl, remote_agents)
+
+    def match_seed(self, match_id: str, client_seed: int | None) -> int:
+        """The seed a match's draws come from (see the module docstring for why it is derived)."""
+        if self.reproducible:
+            return client_seed if client_seed is not None else secrets.randbelow(2**31)
+        material = f"{match_id}:{client_seed if client_seed is not None else secrets.token_hex(16)}"
+        digest = hmac.new(self.secret, material.encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+
+    def allows_remote_agent(self, url: str) -> bool:
+        if self.remote_agents is None:
+            return True
+        return any(_under(url, prefix) for prefix in self.remote_agents)
+
+    def limits(self) -> dict[str, Any]:
+        """What `list_matches` tells callers about this arena's limits."""
+        return {
+            "max_live_matches": self.max_live_matches,
+            "max_waiting_per_caller": self.max_waiting_per_caller,
+            "finished_ttl_seconds": self.finished_ttl,
+            "turn_timeout_seconds": self.turn_timeout,
+            "reproducible_seeds": self.reproducible,
+        }
+
+
+def _under(url: str, prefix: str) -> bool:
+    """Whether `url` is under `prefix`: same scheme, host and port, no user info, path below the prefix's."""
+    try:
+        got, allowed = urlsplit(url), urlsplit(prefix)
+        ports = (got.port, allowed.port)
+    except ValueError:
+        return False
+    if got.username is not None or got.password is not None or got.scheme not in ("http", "https"):
+        return False
+    base = allowed.path.rstrip("/")
+    return (got.scheme, got.hostname, ports[0]) == (allowed.scheme, allowed.hostname, ports[1]) and (
+        got.path.rstrip("/") == base or got.path.startswith(base + "/")
+    )
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `serve` options every transport shares."""
+    parser.add_argument(
+        "--reproducible",
+        action="store_true",
+        help="draw from the client's seed (lets a match creator rebuild other seats' secrets: trusted use only)",
+    )
+    parser.add_argument(
+        "--turn-timeout", type=_positive, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
+    )
+    parser.add_argument("--max-live-matches", type=_count, default=DEFAULT_MAX_LIVE_MATCHES)
+    parser.add_argument("--max-waiting-per-caller", type=_count, default=DEFAULT_MAX_WAITING_PER_CALLER)
+    parser.add_argument(
+        "--finished-ttl",
+        type=_positive,
+        default=DEFAULT_FINISHED_TTL,
+        help="seconds a finished match (or one still waiting for players) stays in memory",
+    )
+    parser.add_argument(
+        "--allow-remote-agent",
+        action="append",
+        default=[],
+        metavar="URL_PREFIX",
+        help="allow a2a:URL opponents under this URL prefix (repeatable; none allowed by default)",
+    )
+
+
+def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
+    return ArenaPolicy.served(
+        reproducible=args.reproducible,
+        turn_timeout=args.turn_timeout,
+        max_live_matches=args.max_live_matches,
+        max_waiting_per_caller=args.max_waiting_per_caller,
+        finished_ttl=args.finished_ttl,
+        remote_agents=tuple(args.allow_remote_agent),
+    )
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value

@@ -1,0 +1,317 @@
+"""A served arena against a hostile or careless client, over MCP to a real server subprocess on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from negotiation_mcp.client import McpArena, stdio_server_parameters
+from negotiation_mcp.server import build_server
+from negotiation_platform.arena import Arena
+from negotiation_platform.engine import Match
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.registry import Registry
+
+pytestmark = pytest.mark.anyio
+SERVE_HTTP = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "http"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def mcp_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`serve mcp --transport http` as a subprocess with `flags`; its URL while the block runs."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "negotiation_platform.cli.main",
+            "serve",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            *flags,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@asynccontextmanager
+async def api_for(url: str) -> AsyncIterator[McpArena]:
+    async with Client(url) as client:
+        yield McpArena(client)
+
+
+async def refused(code: ErrorCode, awaitable: Any) -> NegotiationError:
+    with pytest.raises(NegotiationError) as info:
+        await awaitable
+    assert info.value.code is code, info.value
+    return info.value
+
+
+async def wait_finished(api: McpArena, match_id: str, token: str, seconds: float = 30) -> dict[str, Any]:
+    give_up = time.monotonic() + seconds
+    while time.monotonic() < give_up:
+        state = await api.get_turn_state(match_id, token, wait_seconds=2)
+        if state["status"] == "finished":
+            return state
+    raise AssertionError("the match did not finish")
+
+
+def local_view(game_id: str, players: list[str], seed: int, agent_id: str) -> dict[str, Any]:
+    """What a seat's view would be if the match were built here from `seed`."""
+    match = Match(Registry().game(game_id).cls, players, seed=seed)
+    view: dict[str, Any] = match.game.get_player_view(agent_id)
+    return view
+
+
+class TestSeeds:
+    async def test_a_chosen_seed_does_not_reproduce_the_draws_and_stays_hidden_until_the_end(self) -> None:
+        # The opponent is a second client that only reads: nobody moves, so both views stay in round 1.
+        with mcp_server() as url:
+            async with api_for(url) as api, api_for(url) as opponent:
+                differed = 0
+                for _ in range(4):
+                    me = await api.start_game("deal_or_no_deal", seed=7, name="me")
+                    mid = me["match_id"]
+                    you = await opponent.join_game(mid, name="you")
+                    state = await api.get_turn_state(mid, me["token"])
+                    theirs = (await opponent.get_turn_state(mid, you["token"]))["view"]["your_values"]
+                    listed = (await api.list_matches())["matches"]
+                    assert "seed" not in json.dumps([me, you, state, listed])
+                    assert (await api.get_result(mid)).get("seed") is None
+                    players, mine = state["players"], state["view"]["your_values"]
+                    rebuilt = local_view("deal_or_no_deal", players, 7, "you")["your_values"]
+                    differed += (
+                        theirs != rebuilt or mine != local_view("deal_or_no_deal", players, 7, "me")["your_values"]
+                    )
+                    await api.leave_game(mid, me["token"])
+                    await opponent.leave_game(mid, you["token"])
+                    await wait_finished(api, mid, me["token"])
+                    result = await api.get_result(mid)
+                    # the seed used is revealed once the match is over, and it is the true one
+                    assert local_view("deal_or_no_deal", players, result["seed"], "me")["your_values"] == mine
+                    assert local_view("deal_or_no_deal", players, result["seed"], "you")["your_values"] == theirs
+        assert differed >= 3
+
+    async def test_a_reproducible_server_draws_from_the_seed(self) -> None:
+        async with Client(stdio_server_parameters()) as client:
+            api = McpArena(client)
+            me = await api.start_game("deal_or_no_deal", seed=7, name="me", opponents=["concession"])
+            state = await api.get_turn_state(me["match_id"], me["token"])
+        expected = local_view("deal_or_no_deal", state["players"], 7, "me")["your_values"]
+        assert state["view"]["your_values"] == expected
+
+
+class TestRemoteAgents:
+    async def test_remote_opponents_only_under_an_allowed_prefix_and_nothing_is_fetched(self) -> None:
+        allowed = free_port()
+        with socket.socket() as trap, mcp_server("--allow-remote-agent", f"http://127.0.0.1:{allowed}/a2a") as url:
+            trap.bind(("127.0.0.1", 0))
+            trap.listen()
+            trap.settimeout(0.5)
+            trap_url = f"http://127.0.0.1:{trap.getsockname()[1]}"
+            async with api_for(url) as api:
+                for target in (
+                    trap_url,
+                    f"http://127.0.0.1:{allowed}/elsewhere",
+                    f"http://127.0.0.1:{allowed}@127.0.0.1:{trap.getsockname()[1]}/a2a",
+                    f"https://127.0.0.1:{allowed}/a2a",
+                ):
+                    await refused(ErrorCode.FORBIDDEN, api.start_game("split_100", opponents=[f"a2a:{target}"]))
+                assert (await api.list_matches())["matches"] == []
+                ok = await api.start_game("split_100", name="me", opponents=[f"a2a:http://127.0.0.1:{allowed}/a2a"])
+                assert ok["opponents"] == ["a2a"]
+            with pytest.raises(TimeoutError):
+                trap.accept()
+
+    async def test_remote_opponents_are_off_by_default(self) -> None:
+        with mcp_server() as url:
+            async with api_for(url) as api:
+                err = await refused(
+                    ErrorCode.FORBIDDEN, api.start_game("split_100", opponents=["a2a:http://127.0.0.1:9"])
+                )
+                assert "--allow-remote-agent" in err.message
+
+
+class TestClocksAndLeaving:
+    async def test_a_silent_seat_gets_its_default_move_when_its_turn_clock_runs_out(self) -> None:
+        with mcp_server("--turn-timeout", "0.5") as url:
+            async with api_for(url) as api:
+                me = await api.start_game("company_car", name="me", opponents=["concession"])
+                started = time.monotonic()
+                final = await wait_finished(api, me["match_id"], me["token"], seconds=60)
+                assert time.monotonic() - started < 40
+                timeouts = [e for e in final["events"] if e["kind"] == "timeout"]
+                assert timeouts and all(e["data"]["reason"] == "turn clock: no move within 0.5 s" for e in timeouts)
+                assert {p for e in timeouts for p in e["data"]["players"]} == {"me"}
+
+    async def test_leave_game_resigns_the_seat_and_the_match_ends(self) -> None:
+        with mcp_server() as url:
+            async with api_for(url) as api:
+                me = await api.start_game("company_car", name="me", opponents=["concession"])
+                mid = me["match_id"]
+                assert (await api.leave_game(mid, me["token"]))["ok"] is True
+                await refused(ErrorCode.FORBIDDEN, api.perform_action(mid, me["token"], "accept", {}))
+                final = await wait_finished(api, mid, me["token"])
+                reasons = {e["data"]["reason"] for e in final["events"] if e["kind"] == "timeout"}
+                assert reasons == {"left the match"}
+                await refused(ErrorCode.MATCH_OVER, api.leave_game(mid, me["token"]))
+                waiting = await api.start_game("split_100", name="alone")
+                assert (await api.leave_game(waiting["match_id"], waiting["token"]))["status"] == "abandoned"
+                await refused(ErrorCode.UNKNOWN_MATCH, api.join_game(waiting["match_id"]))
+
+
+class TestLimits:
+    async def test_waiting_and_live_matches_are_limited_and_finished_ones_evicted(self) -> None:
+        flags = ("--max-waiting-per-caller", "2", "--max-live-matches", "4", "--finished-ttl", "0.5")
+        with mcp_server(*flags) as url:
+            async with api_for(url) as api:
+                limits = (await api.list_matches())["limits"]
+                assert limits["max_waiting_per_caller"] == 2 and limits["finished_ttl_seconds"] == 0.5
+                running = await api.start_game("split_100", name="me", opponents=["concession"])
+                first = await api.start_game("split_100")
+                second = await api.start_game("split_100")
+                err = await refused(ErrorCode.LIMIT_REACHED, api.start_game("split_100"))
+                assert err.details == {"limit": "max_waiting_per_caller"}
+                await api.join_game(second["match_id"])  # no longer waiting: live 3, waiting 1
+                await api.start_game("split_100", opponents=["concession"])
+                err = await refused(ErrorCode.LIMIT_REACHED, api.start_game("split_100"))
+                assert err.details == {"limit": "max_live_matches"}
+                assert len((await api.list_matches())["matches"]) == 4  # refusals created nothing
+                await api.leave_game(first["match_id"], first["token"])  # frees a slot
+                await api.leave_game(running["match_id"], running["token"])
+                await wait_finished(api, running["match_id"], running["token"])
+                await asyncio.sleep(0.6)
+                ids = {m["match_id"] for m in (await api.list_matches())["matches"]}
+                assert running["match_id"] not in ids and first["match_id"] not in ids and len(ids) == 2
+                await refused(ErrorCode.UNKNOWN_MATCH, api.get_result(running["match_id"]))
+                await api.start_game("split_100")
+
+
+class TestStrictArguments:
+    async def test_every_refusal_is_structured_and_arguments_are_not_coerced(self) -> None:
+        with mcp_server() as url:
+            async with Client(url) as client:
+
+                async def error_of(tool: str, **args: Any) -> dict[str, Any]:
+                    result = await client.call_tool(tool, args)
+                    assert result.is_error
+                    body = json.loads(result.content[0].text)  # type: ignore[union-attr]
+                    assert body == result.structured_content
+                    error: dict[str, Any] = body["error"]
+                    assert set(error) <= {"code", "message", "details"} and error["message"]
+                    return error
+
+                assert (await error_of("fly_away"))["code"] == "unknown_operation"
+                me = await McpArena(client).start_game("split_100", name="me", opponents=["concession"])
+                seat = {"match_id": me["match_id"], "token": me["token"]}
+                cases: list[tuple[str, dict[str, Any]]] = [
+                    ("start_game", {"game_id": "split_100", "seed": "5"}),
+                    ("start_game", {"game_id": "split_100", "seed": True}),
+                    ("start_game", {"game_id": 5}),
+                    ("start_game", {}),
+                    ("start_game", {"game_id": "split_100", "surprise": 1}),
+                    ("get_turn_state", {**seat, "since": True}),
+                    ("get_turn_state", {**seat, "wait_seconds": "5"}),
+                    ("perform_action", {**seat, "action_type": "propose", "payload": "{}"}),
+                    ("list_matches", {"extra": None}),
+                ]
+                for tool, args in cases:
+                    error = await error_of(tool, **args)
+                    assert error["code"] == "invalid_argument", (tool, args, error)
+                assert (await error_of("start_game", game_id="split_100", surprise=1))["details"] == {
+                    "unknown": ["surprise"]
+                }
+                assert (await McpArena(client).list_matches())["matches"][0]["seats"]["filled"] == 2
+
+
+class TestExposure:
+    async def test_a_bearer_token_from_the_environment_guards_every_request(self) -> None:
+        with mcp_server(env={**os.environ, "NEGOTIATION_AUTH_TOKEN": "s3cret"}) as url:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+            async with httpx2.AsyncClient() as http:
+                for headers in ({}, {"Authorization": "Bearer nope"}):
+                    answer = await http.post(url, json=body, headers=headers)
+                    assert answer.status_code == 401 and answer.json()["error"]["code"] == "forbidden"
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret"}) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                assert "split_100" in {g["id"] for g in (await McpArena(client).list_games())["games"]}
+
+    async def test_an_invalid_port_is_one_clear_line_and_a_wide_bind_without_token_warns(self) -> None:
+        done = subprocess.run(
+            [*SERVE_HTTP, "--port", "99999"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode != 0
+        assert done.stderr.strip().splitlines() == ["cannot listen on 127.0.0.1:99999: bind(): port must be 0-65535."]
+        port = free_port()
+        proc = subprocess.Popen(
+            [*SERVE_HTTP, "--host", "0.0.0.0", "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stderr is not None
+            banner = proc.stderr.readline()
+            warning = proc.stderr.readline()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        assert banner.strip() == f"negotiation-platform MCP server on http://0.0.0.0:{port}/mcp"
+        assert warning.startswith("warning: listening on 0.0.0.0 without an auth token")
+
+
+async def test_how_to_play_names_the_remote_opponent_form_and_leave_game_is_a_tool() -> None:
+    async with Client(build_server(Arena())) as client:
+        prompt = await client.get_prompt("how_to_play", {})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        opponents = text.split("Opponents for start_game: ")[1]
+        assert "a2a:URL" in opponents and "a2a," not in opponents
+        assert "leave_game" in {t.name for t in (await client.list_tools()).tools}
