@@ -65,5 +65,10 @@ class HouseSeats:
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("house seat stopped: %r", task.exception())
+        if task.cancelled() or task.exception() is None:
+            return
+        error = task.exception()
+        if isinstance(error, NegotiationError) and error.code is ErrorCode.UNKNOWN_MATCH:
+            log.info("house seat ended: its match was dropped")  # abandoned by its creator or evicted
+            return
+        log.error("house seat stopped: %r", error)
