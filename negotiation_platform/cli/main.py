@@ -20,7 +20,7 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.cli.research import add_research_commands, cmd_tournament
+from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.transports import Transport
@@ -267,6 +267,7 @@ COMMANDS: dict[str, Command] = {
     "agent": cmd_agent,
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
+    "report": cmd_report,
 }
 
 

@@ -98,3 +98,15 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
         f"{len(rows)} matches ({new} new), {share:.0%} agreements → {Path(args.out) / 'matches.jsonl'}", soft_wrap=True
     )
     return 0
+
+
+def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    try:
+        from negotiation_platform.report import write_report
+    except ImportError as exc:
+        raise SystemExit(
+            f"report needs matplotlib and scipy: pip install 'negotiation-platform[report]' ({exc})"
+        ) from None
+    written = write_report(args.dir, samples=args.samples, registry=registry)
+    console.print(f"wrote {len(written)} files: " + ", ".join(str(path) for path in written[:3]) + ", figures/…")
+    return 0
