@@ -228,7 +228,7 @@ async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any]
     roles = None
     if isinstance(names, list) and all(r.label in names for r in recorders):
         roles = [names.index(r.label) for r in recorders]
-    return {
+    row: dict[str, Any] = {
         "key": plan.key,
         "game": plan.game,
         "config": plan.config,
@@ -244,6 +244,10 @@ async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any]
         "offers": [[seat, rnd, value] for seat, r in enumerate(recorders) for rnd, value in sorted(r.offers.items())],
         "seconds": round(seconds, 6),
     }
+    transcripts = [getattr(r.agent, "transcript", None) for r in recorders]
+    if any(t is not None for t in transcripts):
+        row["transcripts"] = transcripts  # per seat, an llm seat's raw replies: the only large part of a row
+    return row
 
 
 def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:

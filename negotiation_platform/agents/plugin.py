@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from negotiation_platform.agents.batna_aware import BatnaAwareAgent
@@ -12,4 +13,10 @@ from negotiation_platform.registry.hookspecs import hookimpl
 
 @hookimpl
 def register_agents() -> dict[str, Any]:
-    return {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
+    agents: dict[str, Any] = {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
+    if importlib.util.find_spec("openai") is not None:
+        # Only with the `llm` extra installed; llm.py imports openai when an agent is made.
+        from negotiation_platform.agents.llm import LLMAgent
+
+        agents["llm"] = LLMAgent
+    return agents
