@@ -19,7 +19,7 @@ import multiprocessing
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,8 @@ REMOTE_KINDS = {"llm", "a2a"}
 """Agent kinds that wait on someone else: their matches run as coroutines here, not in worker processes."""
 RESULTS = "matches.jsonl"
 FAILURES = "failures.jsonl"
+CHUNK = 32
+"""Most matches a worker plays per task: fewer round trips, while the progress bar still moves."""
 
 
 @dataclass(frozen=True)
@@ -164,18 +166,20 @@ def _run_local(
     options: dict[str, Any] | None,
     land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
 ) -> None:
-    """Scripted matches: inline with one worker, else over a process pool (spawned: safe with threads)."""
-    if workers == 1 or len(plans) <= 1:
-        for plan in plans:
-            land(plan, *_guarded(plan, options))
+    """Scripted matches in chunks (one event loop per chunk): inline with one worker, else on spawned processes."""
+    size = max(1, min(CHUNK, len(plans) // (workers * 4) or 1))
+    chunks = [plans[i : i + size] for i in range(0, len(plans), size)]
+    if workers == 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            for plan, outcome in zip(chunk, _play_chunk(chunk, options), strict=True):
+                land(plan, *outcome)
         return
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("spawn")  # fork is unsafe once threads (or JAX) run in this process
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures: dict[Future[tuple[dict[str, Any] | None, str | None]], MatchPlan] = {
-            pool.submit(_guarded, plan, options): plan for plan in plans
-        }
+        futures = {pool.submit(_play_chunk, chunk, options): chunk for chunk in chunks}
         for future in as_completed(futures):
-            land(futures[future], *future.result())
+            for plan, outcome in zip(futures[future], future.result(), strict=True):
+                land(plan, *outcome)
 
 
 async def _run_remote(
@@ -199,16 +203,24 @@ async def _run_remote(
 
 
 _REGISTRY: Registry | None = None
+Outcome = tuple[dict[str, Any] | None, str | None]
 
 
-def _guarded(plan: MatchPlan, options: dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
-    """Play one match in this process (one registry per worker); a failure becomes an error line, not a crash."""
+def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[Outcome]:
+    """Play matches one after another in one event loop (one registry per process); failures become error lines."""
     global _REGISTRY
-    _REGISTRY = _REGISTRY or Registry()
-    try:
-        return asyncio.run(play_plan(plan, _REGISTRY, options)), None
-    except (NegotiationError, RuntimeError, ValueError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+    registry = _REGISTRY = _REGISTRY or Registry()
+
+    async def play_all() -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        for plan in plans:
+            try:
+                outcomes.append((await play_plan(plan, registry, options), None))
+            except (NegotiationError, RuntimeError, ValueError) as exc:
+                outcomes.append((None, f"{type(exc).__name__}: {exc}"))
+        return outcomes
+
+    return asyncio.run(play_all())
 
 
 async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -218,16 +230,14 @@ async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any]
         for seat, spec in enumerate(plan.agents)
     ]
     arena = Arena(registry, new_match_id=lambda: "match")
-    rules = await arena.get_game_rules(plan.game, plan.config)
     started = time.perf_counter()
     result = await play_match(arena, plan.game, list(recorders), config=plan.config, seed=plan.seed)
     seconds = time.perf_counter() - started
     seat_ids = list(result["players"])
     data = result["result"]["game_data"]
-    names = rules["spec"]["roles"].get("names")
-    roles = None
-    if isinstance(names, list) and all(r.label in names for r in recorders):
-        roles = [names.index(r.label) for r in recorders]
+    names = list(_role_names(registry, plan.game, plan.config) or [])
+    labels = [r.label or "" for r in recorders]
+    roles = [names.index(label) for label in labels] if names and all(label in names for label in labels) else None
     row: dict[str, Any] = {
         "key": plan.key,
         "game": plan.game,
@@ -248,6 +258,18 @@ async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any]
     if any(t is not None for t in transcripts):
         row["transcripts"] = transcripts  # per seat, an llm seat's raw replies: the only large part of a row
     return row
+
+
+def _role_names(registry: Registry, game: str, config: dict[str, Any] | None) -> tuple[str, ...]:
+    """The game's role labels in role order (None for games without named roles), cached per game and config."""
+    key = (game, json.dumps(config, sort_keys=True))
+    if key not in _ROLE_NAMES:
+        entry = registry.game(game)
+        _ROLE_NAMES[key] = entry.cls.spec_for(entry.cls.parse_config(config)).roles.names
+    return _ROLE_NAMES[key]
+
+
+_ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:

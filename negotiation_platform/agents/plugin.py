@@ -10,12 +10,14 @@ from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.random_agent import RandomAgent
 from negotiation_platform.registry.hookspecs import hookimpl
 
+LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
+"""Probed once: the registry asks for agents on every lookup, and the `llm` kind needs the `llm` extra."""
+
 
 @hookimpl
 def register_agents() -> dict[str, Any]:
     agents: dict[str, Any] = {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
-    if importlib.util.find_spec("openai") is not None:
-        # Only with the `llm` extra installed; llm.py imports openai when an agent is made.
+    if LLM_AVAILABLE:
         from negotiation_platform.agents.llm import LLMAgent
 
         agents["llm"] = LLMAgent
