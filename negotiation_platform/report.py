@@ -33,7 +33,8 @@ def write_report(directory: str | Path, *, samples: int = 200, registry: Registr
 
     matplotlib.use("Agg")
     out = Path(directory)
-    rows = list(finished_rows(out).values())
+    # Seed-major order, whatever order workers finished in: Elo depends on order, and the report must not.
+    rows = sorted(finished_rows(out).values(), key=lambda row: (row["seed"], row["game"], row["agents"]))
     if not rows:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"No matches in {out / RESULTS}; run a tournament first.")
     registry = registry or Registry()

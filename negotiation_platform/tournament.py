@@ -195,9 +195,11 @@ async def _run_remote(
     async def one(plan: MatchPlan) -> None:
         async with gate:
             try:
-                land(plan, await play_plan(plan, registry, options), None)
-            except (NegotiationError, RuntimeError, ValueError, OSError) as exc:
+                row = await play_plan(plan, registry, options)
+            except Exception as exc:  # a remote seat fails however its client library does: log it, retry next run
                 land(plan, None, f"{type(exc).__name__}: {exc}")
+            else:
+                land(plan, row, None)
 
     await asyncio.gather(*(one(plan) for plan in plans))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -153,3 +154,43 @@ def test_llm_needs_a_model() -> None:
 
     with pytest.raises(NegotiationError):
         LLMAgent(target="")
+
+
+class Babbler(FakeModel):
+    """Never answers with JSON."""
+
+    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.requests.append(request)
+        return 200, completion("I would rather not say.")
+
+
+def test_unusable_replies_forfeit_the_move_after_the_bound() -> None:
+    model = Babbler(json_mode=True)
+    for endpoint in serve(model):
+        agent = LLMAgent(target="fake-model", base_url=endpoint, api_key="test", max_replies=2)
+        result = asyncio.run(play_match(Arena(Registry()), "company_car", [agent, ConcessionAgent()], seed=1))
+    assert result["status"] == "finished"
+    assert len(model.requests) == len(agent.transcript) and len(agent.transcript) % 2 == 0
+    assert all(entry["problem"] == "it contains no JSON object." for entry in agent.transcript)
+    forfeits = [e for e in result["events"] if e["kind"] == "timeout" and e["data"]["players"] == ["llm"]]
+    assert forfeits and all("no usable reply in 2 tries" in e["data"]["reason"] for e in forfeits)
+    assert all(e["data"]["timed_out"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm")
+
+
+def test_an_unreachable_endpoint_fails_the_match_not_the_tournament(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rows = run_tournament(
+        ["split_100"],
+        ["llm:fake-model", "concession"],
+        out=tmp_path,
+        agent_options={"base_url": f"http://127.0.0.1:{port}/v1", "api_key": "test", "timeout": 2},
+    )
+    assert [row["agents"] for row in rows] == [["concession", "concession"]]
+    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    assert {f["key"] for f in failures} == {
+        "split_100|llm:fake-model,llm:fake-model|0",
+        "split_100|llm:fake-model,concession|0",
+    }
+    assert all("Connection" in f["error"] for f in failures)
