@@ -2,7 +2,8 @@
 
 M[a][b] is agent a's mean payoff over the seats it held in matches with agent b in another seat.
 The meta-game's equilibrium is the Nash-averaging mixture (Balduzzi et al. 2018): the maximin
-strategy of the symmetric zero-sum game A = M − Mᵀ (what a beats b by), found by a small LP.
+strategy of the symmetric zero-sum game A = M − Mᵀ (what a beats b by), found by a small LP
+with scipy (installed with the `jax` or the `report` extra).
 """
 
 from __future__ import annotations
