@@ -13,7 +13,7 @@ import pytest
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import MatchPlan, play_plan, run_tournament, schedule
+from negotiation_platform.tournament import MatchPlan, offer_position, play_plan, run_tournament, schedule
 
 
 def without_timing(rows: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -94,3 +94,15 @@ def test_cli_tournament_resumes(tmp_path: Path) -> None:
     assert "8 matches (0 new)" in second.stdout
     bad = subprocess.run([*command[:5], "chess", "--agents", "random"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and json.loads(bad.stderr)["error"]["code"] == "unknown_game"
+
+
+def test_offer_position_by_hand() -> None:
+    field = {"action": "propose", "field": "mine", "best": 100, "reservation": 0}
+    assert offer_position(field, {"mine": 60}) == pytest.approx(0.6)
+    seller = {"action": "offer", "field": "price", "best": 50_000, "reservation": 40_000}
+    assert offer_position(seller, {"price": 42_500}) == pytest.approx(0.25)
+    menu = {"action": "propose", "batna": 20.0, "menu": [{"payload": {"x": 1}, "utility": 10.0},
+                                                         {"payload": {"x": 2}, "utility": 60.0}]}  # fmt: skip
+    assert offer_position(menu, {"x": 2}) == pytest.approx(1.0)
+    assert offer_position(menu, {"x": 1}) == pytest.approx(-0.25)  # below its BATNA: (10 − 20) / (60 − 20)
+    assert offer_position(menu, {"x": 3}) is None
