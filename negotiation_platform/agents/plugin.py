@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from negotiation_platform.agents.batna_aware import BatnaAwareAgent
@@ -9,7 +10,15 @@ from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.random_agent import RandomAgent
 from negotiation_platform.registry.hookspecs import hookimpl
 
+LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
+"""Probed once: the registry asks for agents on every lookup, and the `llm` kind needs the `llm` extra."""
+
 
 @hookimpl
 def register_agents() -> dict[str, Any]:
-    return {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
+    agents: dict[str, Any] = {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
+    if LLM_AVAILABLE:
+        from negotiation_platform.agents.llm import LLMAgent
+
+        agents["llm"] = LLMAgent
+    return agents

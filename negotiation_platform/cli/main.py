@@ -20,6 +20,7 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.transports import Transport
@@ -77,6 +78,8 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     serve_agent.add_argument("--host", default="127.0.0.1")
     serve_agent.add_argument("--port", type=int, default=9001)
     serve_agent.add_argument("--seed", type=int, default=0)
+
+    add_research_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True)
@@ -263,6 +266,8 @@ COMMANDS: dict[str, Command] = {
     "serve": cmd_serve,
     "agent": cmd_agent,
     "simulate": cmd_simulate,
+    "tournament": cmd_tournament,
+    "report": cmd_report,
 }
 
 

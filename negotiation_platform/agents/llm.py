@@ -1,0 +1,159 @@
+"""`llm:MODEL`: an agent that asks a chat model through any OpenAI-compatible chat-completions endpoint.
+
+It plays any game from the turn state alone: the game's prompt, the legal actions with their
+payload JSON Schemas, the messaging allowance and, after a refusal, the arena's error. The model
+answers with one JSON object {"action": NAME, "payload": {...}, "message": optional text}. JSON mode
+(`response_format={"type": "json_object"}`) is asked for and dropped for good if the endpoint
+refuses it. An unreadable reply is answered with what was wrong, up to `max_replies` times per
+decision; a move the arena refuses comes back through the driver with the refusal, up to
+`max_refusals` times per turn; past either bound the agent forfeits its move (the game's default
+action is played). Every raw reply is kept in `transcript` (the tournament stores it per seat).
+
+Needs the `llm` extra (`openai`). The endpoint comes from `base_url`/`api_key` options or the
+environment (OPENAI_BASE_URL, OPENAI_API_KEY).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from negotiation_platform.agents.base import Decision, OutgoingMessage
+from negotiation_platform.errors import ErrorCode, NegotiationError
+
+SYSTEM = (
+    "You are a negotiator playing a game against other agents. Each turn you get the situation and the moves "
+    "you may make now. Reply with exactly one JSON object and nothing else: "
+    '{"action": "<one allowed action name, or null to only talk>", "payload": {<fields matching that action\'s '
+    'payload_schema>}, "message": "<optional text the other players will read>"}.'
+)
+FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+class LLMAgent:
+    """Plays any game by asking an OpenAI-compatible chat model for a JSON move."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        name: str = "llm",
+        target: str = "",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_replies: int = 3,
+        max_refusals: int = 3,
+        json_mode: bool = True,
+        timeout: float = 60.0,
+        max_tokens: int | None = None,
+    ) -> None:
+        from openai import AsyncOpenAI
+
+        if not target:
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "llm agents need a model: llm:MODEL.")
+        self.name = name
+        self.model = target
+        self.seed = seed
+        self.temperature = temperature
+        self.max_replies = max_replies
+        self.max_refusals = max_refusals
+        self.json_mode = json_mode
+        self.max_tokens = max_tokens
+        self.transcript: list[dict[str, Any]] = []
+        self._refusals = 0
+        self._client = AsyncOpenAI(
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
+            timeout=timeout,
+            max_retries=1,
+        )
+
+    async def decide(self, turn: dict[str, Any]) -> Decision:
+        refusal = turn.get("refusal")
+        self._refusals = self._refusals + 1 if refusal else 0
+        if self._refusals > self.max_refusals:
+            why = (refusal or {}).get("error", {}).get("message", "")
+            return Decision(forfeit=f"{self.max_refusals} refused moves in a row: {why}")
+        conversation = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": situation(turn)}]
+        problem = ""
+        for _ in range(self.max_replies):
+            text = await self._complete(conversation)
+            decision, problem = read_reply(text, turn)
+            self.transcript.append(
+                {"round": turn.get("round"), "phase": turn.get("phase"), "reply": text, "problem": problem or None}
+            )
+            if decision is not None:
+                return decision
+            conversation += [
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": f"That reply was not usable: {problem} Reply with one JSON object only."},
+            ]
+        return Decision(forfeit=f"no usable reply in {self.max_replies} tries: {problem}")
+
+    async def _complete(self, conversation: list[dict[str, Any]]) -> str:
+        from openai import BadRequestError
+
+        options: dict[str, Any] = {"model": self.model, "messages": conversation, "temperature": self.temperature}
+        if self.max_tokens is not None:
+            options["max_tokens"] = self.max_tokens
+        if self.json_mode:
+            try:
+                reply = await self._client.chat.completions.create(**options, response_format={"type": "json_object"})
+                return reply.choices[0].message.content or ""
+            except BadRequestError:
+                self.json_mode = False  # the endpoint does not do JSON mode: ask plainly from now on
+        reply = await self._client.chat.completions.create(**options)
+        return reply.choices[0].message.content or ""
+
+
+def situation(turn: dict[str, Any]) -> str:
+    """The user message: the game's prompt, the legal actions with schemas, messaging, and any refusal."""
+    actions = [
+        {"name": a["name"], "description": a["description"], "payload_schema": a["payload_schema"]}
+        for a in turn.get("allowed_actions", [])
+    ]
+    messaging = turn.get("messaging", {})
+    parts = [
+        str(turn.get("prompt") or f"You play {turn.get('game_id')}."),
+        f"You are {turn.get('agent_id')}; players: {turn.get('players')}. Round {turn.get('round')} of "
+        f"{turn.get('rounds')}, phase {turn.get('phase')}.",
+        "Allowed actions now: " + json.dumps(actions),
+        "You may also send a public message this turn."
+        if messaging.get("public")
+        else "Messages are closed this turn.",
+    ]
+    if not actions:
+        parts.append('No action is open: reply {"action": null, "message": "..."} to talk.')
+    refusal = turn.get("refusal")
+    if refusal:
+        parts.append(f"Your previous move was refused by the arena: {json.dumps(refusal['error'])}. Fix it.")
+    return "\n\n".join(parts)
+
+
+def read_reply(text: str, turn: dict[str, Any]) -> tuple[Decision | None, str]:
+    """(the decision, "") from a model reply, or (None, what is wrong with it)."""
+    fenced = FENCE.search(text)
+    body = fenced.group(1) if fenced else text
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end < start:
+        return None, "it contains no JSON object."
+    try:
+        reply = json.loads(body[start : end + 1])
+    except json.JSONDecodeError as exc:
+        return None, f"its JSON does not parse ({exc})."
+    if not isinstance(reply, dict):
+        return None, "it is not a JSON object."
+    allowed = {a["name"] for a in turn.get("allowed_actions", [])}
+    action, payload, message = reply.get("action"), reply.get("payload") or {}, reply.get("message")
+    if action is not None and action not in allowed:
+        return None, f"action {action!r} is not one of the allowed actions {sorted(allowed)}."
+    if not isinstance(payload, dict):
+        return None, "payload must be a JSON object."
+    talk = isinstance(message, str) and message.strip() and turn.get("messaging", {}).get("public")
+    messages = [OutgoingMessage(str(message).strip())] if talk else []
+    if action is None and not messages:
+        return None, "it names no allowed action and sends no message."
+    return Decision(messages=messages, action=action, payload=payload if action else {}), ""

@@ -1,0 +1,32 @@
+"""`analyze(rows)`: every metric, rating and meta-game of a tournament, as plain data for reports and notebooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from negotiation_platform.analysis.metagame import metagame, symmetric_nash
+from negotiation_platform.analysis.metrics import aggregate, with_metrics
+from negotiation_platform.analysis.ratings import pairwise_outcomes, ratings_with_intervals
+from negotiation_platform.registry import Registry
+
+
+def analyze(rows: list[dict[str, Any]], *, registry: Registry | None = None, samples: int = 200) -> dict[str, Any]:
+    """Per-match metrics, per (game, agent) means, ratings per game and overall, and each game's meta-game.
+
+    Ratings compare surplus (scale-free across games); each game's meta-game uses mean payoffs.
+    """
+    scored = with_metrics(rows, registry)
+    games = sorted({row["game"] for row in rows})
+    scopes = {**{game: [r for r in scored if r["game"] == game] for game in games}, "overall": scored}
+    ratings = {
+        scope: {
+            method: ratings_with_intervals(pairwise_outcomes(subset), method, samples=samples)
+            for method in ("elo", "bradley_terry")
+        }
+        for scope, subset in scopes.items()
+    }
+    metagames = {}
+    for game in games:
+        agents, matrix = metagame(scopes[game])
+        metagames[game] = {"agents": agents, "matrix": matrix.tolist(), "nash": symmetric_nash(matrix).tolist()}
+    return {"matches": scored, "aggregate": aggregate(scored), "ratings": ratings, "metagame": metagames}

@@ -1,0 +1,207 @@
+"""`write_report(dir)`: report.md, report.html and PNG figures for a tournament folder (needs the `report` extra).
+
+Figures: per two-seat game the outcome scatter (role-ordered utilities) with the exact Pareto
+frontier and Nash point where the game's outcome space is enumerable, concession curves (median
+offer position per round per agent: robust to random agents' wild offers), the agent × agent
+payoff heatmap, and rating bars with bootstrap intervals. Matplotlib runs on the Agg backend: no display needed.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from negotiation_platform.analysis import analyze
+from negotiation_platform.analysis.metrics import role_point
+from negotiation_platform.analysis.outcomes import outcome_space
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.registry import Registry
+from negotiation_platform.tournament import RESULTS, finished_rows
+
+Section = tuple[str, list[str], list[list[Any]], list[str]]
+"""(title, table header, table rows, figure file names)."""
+
+
+def write_report(directory: str | Path, *, samples: int = 200, registry: Registry | None = None) -> list[Path]:
+    """Analyse out/matches.jsonl and write the report and its figures next to it; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = Path(directory)
+    # Seed-major order, whatever order workers finished in: Elo depends on order, and the report must not.
+    rows = sorted(finished_rows(out).values(), key=lambda row: (row["seed"], row["game"], row["agents"]))
+    if not rows:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"No matches in {out / RESULTS}; run a tournament first.")
+    registry = registry or Registry()
+    analysis = analyze(rows, registry=registry, samples=samples)
+    figures = out / "figures"
+    figures.mkdir(exist_ok=True)
+    sections = [_summary(analysis)]
+    for game in sorted(analysis["metagame"]):
+        sections.append(_game_section(game, analysis, figures, registry))
+    sections.append(_ratings_section(analysis, figures))
+    written = [figures / name for _, _, _, names in sections for name in names]
+    (out / "report.md").write_text(_markdown(sections))
+    (out / "report.html").write_text(_html(sections))
+    (out / "analysis.json").write_text(json.dumps({k: v for k, v in analysis.items() if k != "matches"}, indent=1))
+    return [out / "report.md", out / "report.html", out / "analysis.json", *written]
+
+
+def _summary(analysis: dict[str, Any]) -> Section:
+    header = [
+        "game",
+        "agent",
+        "matches",
+        "agreement",
+        "rounds→deal",
+        "utility",
+        "surplus",
+        "Nash welfare",
+        "Pareto dist",
+    ]
+    rows = [
+        [
+            a["game"],
+            a["agent"],
+            a["matches"],
+            a["agreement_rate"],
+            a["rounds_to_agreement"],
+            a["utility"],
+            a["surplus"],
+            a["nash_welfare"],
+            a["pareto_distance"],
+        ]
+        for a in analysis["aggregate"]
+    ]
+    return "Outcomes per game and agent", header, rows, []
+
+
+def _game_section(game: str, analysis: dict[str, Any], figures: Path, registry: Registry) -> Section:
+    import matplotlib.pyplot as plt
+
+    matches = [m for m in analysis["matches"] if m["game"] == game]
+    names: list[str] = []
+    if all(len(m["payoffs"]) == 2 for m in matches):
+        names.append(_scatter(game, matches, figures, registry))
+    if any(m["offers"] for m in matches):
+        names.append(_concession(game, matches, figures))
+    meta = analysis["metagame"][game]
+    agents, matrix = meta["agents"], np.array(meta["matrix"], dtype=float)
+    figure, axes = plt.subplots(figsize=(1.2 * len(agents) + 3, 1.0 * len(agents) + 2))
+    image = axes.imshow(matrix, cmap="viridis")
+    axes.set_xticks(range(len(agents)), agents, rotation=30)
+    axes.set_yticks(range(len(agents)), agents)
+    axes.set_xlabel("opponent")
+    axes.set_ylabel("agent")
+    for (i, j), value in np.ndenumerate(matrix):
+        axes.text(j, i, "–" if np.isnan(value) else f"{value:.3g}", ha="center", va="center", color="white")
+    figure.colorbar(image, label="mean payoff")
+    axes.set_title(f"{game}: agent × opponent mean payoff")
+    names.append(_save(figure, figures / f"{game}_payoffs.png"))
+    rows = [[agent, *matrix[i].tolist(), meta["nash"][i]] for i, agent in enumerate(agents)]
+    return f"{game}: meta-game (mean payoff vs opponent) and its Nash mixture", ["agent", *agents, "Nash"], rows, names
+
+
+def _scatter(game: str, matches: list[dict[str, Any]], figures: Path, registry: Registry) -> str:
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 5))
+    points = np.array([role_point(m, m["payoffs"]) for m in matches])
+    agreed = np.array([m["agreement"] for m in matches])
+    axes.scatter(points[agreed, 0], points[agreed, 1], s=14, alpha=0.6, label="agreement")
+    axes.scatter(points[~agreed, 0], points[~agreed, 1], s=14, alpha=0.6, marker="x", label="no deal")
+    space = outcome_space(game, matches[0].get("config"), registry)
+    if space is not None:
+        axes.plot(*space.frontier.T, color="black", linewidth=1, label="Pareto frontier")
+        batnas = np.median([role_point(m, m["batnas"]) for m in matches], axis=0)
+        nash = space.nash_point((float(batnas[0]), float(batnas[1])))
+        if nash is not None:
+            axes.scatter([nash[0]], [nash[1]], marker="*", s=200, color="red", label="Nash point (median BATNAs)")
+    axes.set_xlabel("utility, role 1")
+    axes.set_ylabel("utility, role 2")
+    axes.set_title(f"{game}: outcomes")
+    axes.legend(fontsize="small")
+    return _save(figure, figures / f"{game}_outcomes.png")
+
+
+def _concession(game: str, matches: list[dict[str, Any]], figures: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    curves: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for match in matches:
+        for seat, round_number, value in match["offers"]:
+            curves[match["agents"][seat]][round_number].append(value)
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for agent, by_round in sorted(curves.items()):
+        rounds = sorted(by_round)
+        axes.plot(rounds, [float(np.median(by_round[r])) for r in rounds], marker="o", label=agent)
+    axes.set_xlabel("round")
+    axes.set_ylabel("median offer position (1 = own best, 0 = reservation)")
+    axes.set_title(f"{game}: concession curves")
+    axes.legend(fontsize="small")
+    return _save(figure, figures / f"{game}_concession.png")
+
+
+def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
+    import matplotlib.pyplot as plt
+
+    overall = analysis["ratings"]["overall"]
+    figure, panels = plt.subplots(1, 2, figsize=(10, 4))
+    for axes, method in zip(panels, ("bradley_terry", "elo"), strict=True):
+        table = overall[method]
+        agents = list(table)
+        values = np.array([table[a]["rating"] for a in agents])
+        errors = np.array([[v - table[a]["low"], table[a]["high"] - v] for a, v in zip(agents, values, strict=True)])
+        axes.bar(agents, values - 1500, bottom=1500, yerr=errors.T.clip(min=0), capsize=4)
+        axes.set_title(f"{method.replace('_', '–').title()} (95% bootstrap interval)")
+        axes.tick_params(axis="x", rotation=30)
+    name = _save(figure, figures / "ratings.png")
+    rows = [
+        [scope, method, agent, v["rating"], v["low"], v["high"]]
+        for scope, methods in analysis["ratings"].items()
+        for method, table in methods.items()
+        for agent, v in table.items()
+    ]
+    return "Ratings (pairwise wins by surplus)", ["scope", "method", "agent", "rating", "low", "high"], rows, [name]
+
+
+def _save(figure: Any, path: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path.name
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _markdown(sections: list[Section]) -> str:
+    lines = ["# Tournament report", ""]
+    for title, header, rows, names in sections:
+        lines += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+        lines += ["", *(f"![{name}](figures/{name})" for name in names), ""]
+    return "\n".join(lines)
+
+
+def _html(sections: list[Section]) -> str:
+    parts = ["<!doctype html><meta charset='utf-8'><title>Tournament report</title><h1>Tournament report</h1>"]
+    for title, header, rows, names in sections:
+        parts.append(f"<h2>{html.escape(title)}</h2><table border='1' cellpadding='3'><tr>")
+        parts.append("".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+        for row in rows:
+            parts.append("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>")
+        parts.append(
+            "</table>" + "".join(f"<p><img src='figures/{html.escape(n)}' alt='{html.escape(n)}'></p>" for n in names)
+        )
+    return "\n".join(parts)

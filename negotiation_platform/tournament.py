@@ -1,0 +1,334 @@
+"""Round-robin tournaments: every agent over every seat, N seeds each, resumable, one JSON row per match.
+
+`run_tournament` schedules (game, agents-by-seat, seed) matches, skips those already in
+`out/matches.jsonl`, plays the rest (a process pool for scripted agents; concurrent coroutines in
+this process for seats that wait on someone remote, such as `llm:` and `a2a:` agents) and appends
+one small row per finished match. Rows keep per-round offer positions for concession curves,
+not the event log. Match seeds are 0..N−1 for every pairing (common random numbers), and each
+agent is seeded from the match seed and its seat exactly as `negotiation-platform play` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import multiprocessing
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from negotiation_platform.agents.base import Agent, Decision
+from negotiation_platform.agents.catalog import known_agent, make_agent
+from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.offers import menu_utility
+from negotiation_platform.arena import Arena
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.registry import Registry
+
+REMOTE_KINDS = {"llm", "a2a"}
+"""Agent kinds that wait on someone else: their matches run as coroutines here, not in worker processes."""
+RESULTS = "matches.jsonl"
+FAILURES = "failures.jsonl"
+CHUNK = 32
+"""Most matches a worker plays per task: fewer round trips, while the progress bar still moves."""
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """One scheduled match; `key` names it in matches.jsonl so a re-run can skip it."""
+
+    game: str
+    agents: tuple[str, ...]
+    seed: int
+    config: dict[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.game}|{','.join(self.agents)}|{self.seed}"
+
+    @property
+    def remote(self) -> bool:
+        return any(spec.partition(":")[0] in REMOTE_KINDS for spec in self.agents)
+
+
+def schedule(
+    registry: Registry,
+    games: list[str],
+    agents: list[str],
+    *,
+    seeds: int = 1,
+    swap_roles: bool = False,
+    configs: dict[str, dict[str, Any]] | None = None,
+) -> list[MatchPlan]:
+    """Every assignment of agents to a game's seats, `seeds` times.
+
+    Without `swap_roles` each multiset of agents plays once per seed, in the order given; with it
+    every ordered assignment plays, so every agent holds every seat against every opponent.
+    """
+    configs = configs or {}
+    if seeds < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "seeds must be at least 1.")
+    if not games or not agents:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "a tournament needs at least one game and one agent.")
+    for spec in agents:
+        if not known_agent(registry, spec):
+            raise NegotiationError(
+                ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
+            )
+    stray = sorted(set(configs) - set(games))
+    if stray:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--config names games not in the tournament: {stray}.")
+    plans: list[MatchPlan] = []
+    for game in games:
+        entry = registry.game(game)
+        seats = entry.cls.spec_for(entry.cls.parse_config(configs.get(game))).roles.min_players
+        line_ups: Iterator[tuple[str, ...]] = (
+            itertools.product(agents, repeat=seats)
+            if swap_roles
+            else itertools.combinations_with_replacement(agents, seats)
+        )
+        for line_up in line_ups:
+            plans.extend(MatchPlan(game, line_up, seed, configs.get(game)) for seed in range(seeds))
+    return plans
+
+
+def finished_rows(out: Path) -> dict[str, dict[str, Any]]:
+    """The rows already in out/matches.jsonl by key (a torn last line from an interrupted run is ignored)."""
+    rows: dict[str, dict[str, Any]] = {}
+    path = out / RESULTS
+    if path.exists():
+        for line in path.read_text().splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                row = json.loads(line)
+                rows[row["key"]] = row
+    return rows
+
+
+def run_tournament(
+    games: list[str],
+    agents: list[str],
+    *,
+    seeds: int = 1,
+    swap_roles: bool = False,
+    workers: int = 1,
+    out: str | Path = "tournament",
+    configs: dict[str, dict[str, Any]] | None = None,
+    agent_options: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+    on_schedule: Callable[[int, int], None] | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play every scheduled match not yet in `out`; returns all rows of the schedule, in schedule order.
+
+    `agent_options` go to every remote-kind agent (e.g. an `llm` agent's base_url or temperature);
+    `on_schedule(scheduled, to_play)` is called once before play, `progress` with each new row as it lands.
+    """
+    if workers < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "workers must be at least 1.")
+    registry = registry or Registry()
+    plans = schedule(registry, games, agents, seeds=seeds, swap_roles=swap_roles, configs=configs)
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    done = finished_rows(directory)
+    todo = [plan for plan in plans if plan.key not in done]
+    if on_schedule is not None:
+        on_schedule(len(plans), len(todo))
+    with (directory / RESULTS).open("a") as results, (directory / FAILURES).open("a") as failures:
+
+        def land(plan: MatchPlan, row: dict[str, Any] | None, error: str | None) -> None:
+            if row is None:
+                failures.write(json.dumps({"key": plan.key, "error": error}) + "\n")
+                failures.flush()
+                return
+            done[plan.key] = row
+            results.write(json.dumps(row, sort_keys=True) + "\n")
+            results.flush()
+            if progress is not None:
+                progress(row)
+
+        _run_local([p for p in todo if not p.remote], workers, agent_options, land)
+        remote = [p for p in todo if p.remote]
+        if remote:
+            asyncio.run(_run_remote(remote, workers, agent_options, registry, land))
+    return [done[plan.key] for plan in plans if plan.key in done]
+
+
+def _run_local(
+    plans: list[MatchPlan],
+    workers: int,
+    options: dict[str, Any] | None,
+    land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
+) -> None:
+    """Scripted matches in chunks (one event loop per chunk): inline with one worker, else on spawned processes."""
+    size = max(1, min(CHUNK, len(plans) // (workers * 4) or 1))
+    chunks = [plans[i : i + size] for i in range(0, len(plans), size)]
+    if workers == 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            for plan, outcome in zip(chunk, _play_chunk(chunk, options), strict=True):
+                land(plan, *outcome)
+        return
+    context = multiprocessing.get_context("spawn")  # fork is unsafe once threads (or JAX) run in this process
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(_play_chunk, chunk, options): chunk for chunk in chunks}
+        for future in as_completed(futures):
+            for plan, outcome in zip(futures[future], future.result(), strict=True):
+                land(plan, *outcome)
+
+
+async def _run_remote(
+    plans: list[MatchPlan],
+    concurrency: int,
+    options: dict[str, Any] | None,
+    registry: Registry,
+    land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
+) -> None:
+    """Matches with remote seats, `concurrency` at a time, each in its own in-process arena."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(plan: MatchPlan) -> None:
+        async with gate:
+            try:
+                row = await play_plan(plan, registry, options)
+            except Exception as exc:  # a remote seat fails however its client library does: log it, retry next run
+                land(plan, None, f"{type(exc).__name__}: {exc}")
+            else:
+                land(plan, row, None)
+
+    await asyncio.gather(*(one(plan) for plan in plans))
+
+
+_REGISTRY: Registry | None = None
+Outcome = tuple[dict[str, Any] | None, str | None]
+
+
+def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[Outcome]:
+    """Play matches one after another in one event loop (one registry per process); failures become error lines."""
+    global _REGISTRY
+    registry = _REGISTRY = _REGISTRY or Registry()
+
+    async def play_all() -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        for plan in plans:
+            try:
+                outcomes.append((await play_plan(plan, registry, options), None))
+            except (NegotiationError, RuntimeError, ValueError) as exc:
+                outcomes.append((None, f"{type(exc).__name__}: {exc}"))
+        return outcomes
+
+    return asyncio.run(play_all())
+
+
+async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and offers."""
+    recorders = [
+        Recorder(_agent(registry, spec, random.Random(f"{plan.seed}:{seat}").getrandbits(32), options))
+        for seat, spec in enumerate(plan.agents)
+    ]
+    arena = Arena(registry, new_match_id=lambda: "match")
+    started = time.perf_counter()
+    result = await play_match(arena, plan.game, list(recorders), config=plan.config, seed=plan.seed)
+    seconds = time.perf_counter() - started
+    seat_ids = list(result["players"])
+    data = result["result"]["game_data"]
+    names = list(_role_names(registry, plan.game, plan.config) or [])
+    labels = [r.label or "" for r in recorders]
+    roles = [names.index(label) for label in labels] if names and all(label in names for label in labels) else None
+    row: dict[str, Any] = {
+        "key": plan.key,
+        "game": plan.game,
+        "config": plan.config,
+        "seed": plan.seed,
+        "agents": list(plan.agents),
+        "roles": roles,
+        "agreement": bool(result["agreement"]),
+        "rounds": result["rounds"],
+        "terms": result["terms"],
+        "payoffs": [float(result["payoffs"][s]) for s in seat_ids],
+        "batnas": [float(data["batnas"].get(s, 0.0)) for s in seat_ids],
+        "surplus": [float(data["surplus"].get(s, result["payoffs"][s])) for s in seat_ids],
+        "offers": [[seat, rnd, value] for seat, r in enumerate(recorders) for rnd, value in sorted(r.offers.items())],
+        "seconds": round(seconds, 6),
+    }
+    transcripts = [getattr(r.agent, "transcript", None) for r in recorders]
+    if any(t is not None for t in transcripts):
+        row["transcripts"] = transcripts  # per seat, an llm seat's raw replies: the only large part of a row
+    return row
+
+
+def _role_names(registry: Registry, game: str, config: dict[str, Any] | None) -> tuple[str, ...]:
+    """The game's role labels in role order (None for games without named roles), cached per game and config."""
+    key = (game, json.dumps(config, sort_keys=True))
+    if key not in _ROLE_NAMES:
+        entry = registry.game(game)
+        _ROLE_NAMES[key] = entry.cls.spec_for(entry.cls.parse_config(config)).roles.names
+    return _ROLE_NAMES[key]
+
+
+_ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:
+    """`make_agent`, plus the tournament's agent options for remote kinds (they take keyword options)."""
+    kind, _, target = spec.partition(":")
+    if not options or kind not in REMOTE_KINDS:
+        return make_agent(registry, spec, seed)
+    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **({"target": target} if target else {}), **options)
+    return agent
+
+
+class Recorder:
+    """Wraps an agent to note, per round, how much of its bargaining range each of its offers keeps.
+
+    position = (offer − reservation) / (best − reservation): 1 at its best outcome, 0 at walking away;
+    for menu games the offer's utility to it against its BATNA and its best menu utility. It also
+    notes the role label the seat was shown (`view.your_label`), to put seats in role order.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.label: str | None = None
+        self.offers: dict[int, float] = {}
+
+    def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        view = turn.get("view")
+        if self.label is None and isinstance(view, dict) and isinstance(view.get("your_label"), str):
+            self.label = view["your_label"]
+        decided = self.agent.decide(turn)
+        if inspect.isawaitable(decided):
+            return self._noted(turn, decided)
+        self._note(turn, decided)
+        return decided
+
+    async def _noted(self, turn: dict[str, Any], decided: Awaitable[Decision]) -> Decision:
+        decision = await decided
+        self._note(turn, decision)
+        return decision
+
+    def _note(self, turn: dict[str, Any], decision: Decision) -> None:
+        position = turn.get("bargaining")
+        if not position or decision.action != position.get("action"):
+            return
+        value = offer_position(position, decision.payload)
+        if value is not None:
+            self.offers[int(turn.get("round", 0))] = round(value, 4)
+
+
+def offer_position(position: dict[str, Any], payload: dict[str, Any]) -> float | None:
+    """Where an offer sits in the offerer's own range: 1 = its best outcome, 0 = its reservation/BATNA."""
+    if "menu" in position:
+        utility = menu_utility(position["menu"], payload)
+        best, floor = max(item["utility"] for item in position["menu"]), position["batna"]
+    else:
+        utility = payload.get(position["field"])
+        best, floor = position["best"], position["reservation"]
+    if not isinstance(utility, int | float) or best == floor:
+        return None
+    return float((utility - floor) / (best - floor))

@@ -1,0 +1,196 @@
+"""The `llm` agent against a small OpenAI-compatible endpoint served from the test on a real 127.0.0.1 socket.
+
+The fake model reads the legal actions out of the prompt like a model would, prefers `accept`,
+and otherwise picks a legal action with a schema-valid payload; its first reply is malformed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai")
+
+from negotiation_platform.agents.concession import ConcessionAgent
+from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.llm import LLMAgent
+from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.arena import Arena
+from negotiation_platform.registry import Registry
+from negotiation_platform.tournament import run_tournament
+
+MALFORMED = 'Sure! My move is {"action": "propose", "payload": {'
+
+
+class FakeModel:
+    """Scripted replies: the first is malformed, then a legal move read from the prompt."""
+
+    def __init__(self, json_mode: bool) -> None:
+        self.json_mode = json_mode
+        self.requests: list[dict[str, Any]] = []
+        self.rng = random.Random(0)
+
+    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if "response_format" in request and not self.json_mode:
+            return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}}
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            return 200, completion(MALFORMED)
+        prompt = request["messages"][1]["content"]
+        actions = json.loads(prompt.split("Allowed actions now: ", 1)[1].split("\n\n", 1)[0])
+        if not actions:
+            return 200, completion(json.dumps({"action": None, "message": "I am ready to bid."}))
+        names = [a["name"] for a in actions]
+        choice = actions[names.index("accept")] if "accept" in names else self.rng.choice(actions)
+        move = {"action": choice["name"], "payload": sample_payload(choice["payload_schema"], self.rng)}
+        if "You may also send a public message" in prompt:
+            move["message"] = "I value this highly; let us be quick."
+        return 200, completion("```json\n" + json.dumps(move) + "\n```")
+
+
+def completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def serve(model: FakeModel) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            status, reply = model.reply(body) if self.path == "/v1/chat/completions" else (404, {})
+            data = json.dumps(reply).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def model() -> FakeModel:
+    return FakeModel(json_mode=True)
+
+
+@pytest.fixture
+def endpoint(model: FakeModel) -> Iterator[str]:
+    yield from serve(model)
+
+
+def test_llm_plays_company_car_and_recovers_from_a_malformed_reply(model: FakeModel, endpoint: str) -> None:
+    agent = LLMAgent(name="llm", target="fake-model", base_url=endpoint, api_key="test")
+    result = asyncio.run(play_match(Arena(Registry()), "company_car", [agent, ConcessionAgent()], seed=4))
+    assert result["status"] == "finished"
+    assert set(result["payoffs"]) == {"llm", "concession"}
+    assert agent.transcript[0]["reply"] == MALFORMED and "JSON" in agent.transcript[0]["problem"]
+    assert all(entry["problem"] is None for entry in agent.transcript[1:])
+    retry = model.requests[1]["messages"]
+    assert retry[2] == {"role": "assistant", "content": MALFORMED} and "not usable" in retry[3]["content"]
+    assert all(r["response_format"] == {"type": "json_object"} for r in model.requests)
+    assert "Allowed actions now" in model.requests[0]["messages"][1]["content"]
+    llm_moves = [e for e in result["events"] if e["actor"] == "llm" and e["kind"] == "action"]
+    assert llm_moves and all(e["data"].get("timed_out") is not True for e in llm_moves)
+
+
+def test_llm_plays_an_auction_without_json_mode() -> None:
+    model = FakeModel(json_mode=False)
+    for endpoint in serve(model):
+        agent = LLMAgent(name="llm", target="fake-model", base_url=endpoint, api_key="test")
+        seats = [agent, ConcessionAgent(seed=1, name="c1"), ConcessionAgent(seed=2, name="c2")]
+        result = asyncio.run(play_match(Arena(Registry()), "auction", seats, seed=3))
+    assert result["status"] == "finished" and not agent.json_mode
+    assert any(e["kind"] == "message" and e["actor"] == "llm" for e in result["events"])
+    assert any(
+        e["kind"] == "action" and e["actor"] == "llm" and e["data"]["action_type"] == "bid" for e in result["events"]
+    )
+    assert agent.transcript[0]["reply"] == MALFORMED
+
+
+def test_tournament_llm_seat_keeps_raw_replies(endpoint: str, tmp_path: Path) -> None:
+    rows = run_tournament(
+        ["company_car"],
+        ["llm:fake-model", "concession"],
+        seeds=1,
+        swap_roles=True,
+        out=tmp_path,
+        agent_options={"base_url": endpoint, "api_key": "test"},
+    )
+    mixed = next(row for row in rows if row["agents"] == ["llm:fake-model", "concession"])
+    assert mixed["transcripts"][1] is None
+    assert mixed["transcripts"][0] and all("reply" in entry for entry in mixed["transcripts"][0])
+    stored = [json.loads(line) for line in (tmp_path / "matches.jsonl").read_text().splitlines()]
+    assert len(stored) == 4 and not (tmp_path / "failures.jsonl").read_text()
+    assert next(row for row in stored if row["key"] == mixed["key"]) == mixed
+
+
+def test_llm_needs_a_model() -> None:
+    from negotiation_platform.errors import NegotiationError
+
+    with pytest.raises(NegotiationError):
+        LLMAgent(target="")
+
+
+class Babbler(FakeModel):
+    """Never answers with JSON."""
+
+    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.requests.append(request)
+        return 200, completion("I would rather not say.")
+
+
+def test_unusable_replies_forfeit_the_move_after_the_bound() -> None:
+    model = Babbler(json_mode=True)
+    for endpoint in serve(model):
+        agent = LLMAgent(target="fake-model", base_url=endpoint, api_key="test", max_replies=2)
+        result = asyncio.run(play_match(Arena(Registry()), "company_car", [agent, ConcessionAgent()], seed=1))
+    assert result["status"] == "finished"
+    assert len(model.requests) == len(agent.transcript) and len(agent.transcript) % 2 == 0
+    assert all(entry["problem"] == "it contains no JSON object." for entry in agent.transcript)
+    forfeits = [e for e in result["events"] if e["kind"] == "timeout" and e["data"]["players"] == ["llm"]]
+    assert forfeits and all("no usable reply in 2 tries" in e["data"]["reason"] for e in forfeits)
+    assert all(e["data"]["timed_out"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm")
+
+
+def test_an_unreachable_endpoint_fails_the_match_not_the_tournament(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rows = run_tournament(
+        ["split_100"],
+        ["llm:fake-model", "concession"],
+        out=tmp_path,
+        agent_options={"base_url": f"http://127.0.0.1:{port}/v1", "api_key": "test", "timeout": 2},
+    )
+    assert [row["agents"] for row in rows] == [["concession", "concession"]]
+    failures = [json.loads(line) for line in (tmp_path / "failures.jsonl").read_text().splitlines()]
+    assert {f["key"] for f in failures} == {
+        "split_100|llm:fake-model,llm:fake-model|0",
+        "split_100|llm:fake-model,concession|0",
+    }
+    assert all("Connection" in f["error"] for f in failures)
