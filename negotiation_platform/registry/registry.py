@@ -68,6 +68,7 @@ class Registry:
         self._pm.add_hookspecs(hookspecs)
         self._sources: dict[str, str | None] = {}
         self._load_problems: list[PluginProblem] = []
+        self._named: dict[str, dict[str, Any]] = {}
         self._games: dict[str, GameEntry] | None = None
         self._game_problems: list[PluginProblem] = []
         if entry_points:
@@ -102,6 +103,7 @@ class Registry:
             return
         self._sources[name] = source
         self._games = None
+        self._named.clear()
 
     # --- answers --------------------------------------------------------------------------
 
@@ -157,6 +159,13 @@ class Registry:
         return results
 
     def _merge_named(self, hook_name: str) -> dict[str, Any]:
+        """What every plugin offers under `hook_name`, by name; asked once until a plugin is added (callers
+        look agents and kernels up per match, and a failing plugin must be reported once)."""
+        if hook_name not in self._named:
+            self._named[hook_name] = self._collect_named(hook_name)
+        return dict(self._named[hook_name])
+
+    def _collect_named(self, hook_name: str) -> dict[str, Any]:
         merged: dict[str, Any] = {}
         for plugin, offered in self._call_each(hook_name):
             for key, value in (offered or {}).items():
