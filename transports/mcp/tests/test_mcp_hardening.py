@@ -289,7 +289,10 @@ class TestExposure:
             timeout=60,
         )
         assert done.returncode != 0
-        assert done.stderr.strip().splitlines() == ["cannot listen on 127.0.0.1:99999: bind(): port must be 0-65535."]
+        # the command line refuses a port outside 1..65535 before the transport tries to bind it
+        assert done.stderr.strip().splitlines() == [
+            "negotiation-platform serve: --port must be between 1 and 65535, got 99999"
+        ]
         port = free_port()
         proc = subprocess.Popen(
             [*SERVE_HTTP, "--host", "0.0.0.0", "--port", str(port)],
