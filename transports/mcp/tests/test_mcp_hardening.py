@@ -289,6 +289,7 @@ class TestExposure:
             timeout=60,
         )
         assert done.returncode != 0
+        # the command line refuses a port outside 1..65535 before the transport tries to bind it
         assert done.stderr.strip().splitlines() == [
             "negotiation-platform serve: --port must be between 1 and 65535, got 99999"
         ]
