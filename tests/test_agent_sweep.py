@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from negotiation_platform.agents.catalog import self_contained
 from negotiation_platform.agents.driver import play_match
-from negotiation_platform.agents.plugin import register_agents
 from negotiation_platform.arena import Arena
 from negotiation_platform.cli.main import make_agents
 from negotiation_platform.registry import Registry
@@ -25,7 +25,8 @@ from negotiation_platform.registry import Registry
 pytestmark = pytest.mark.anyio
 
 REGISTRY = Registry()
-BUILT_IN = sorted(register_agents())
+BUILT_IN = self_contained(REGISTRY)
+"""Every installed agent that plays by name alone (plugins' too; not `llm:MODEL` or `a2a:URL`)."""
 SEEDS = range(1, 31)
 LINEUPS = [[name] for name in BUILT_IN] + [BUILT_IN]
 SHORT = {"max_length": 12, "negotiation_steps": 4}

@@ -13,6 +13,11 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 
+def self_contained(registry: Registry) -> list[str]:
+    """The agents that play by name alone (not kinds such as `llm` or `a2a` that need `kind:target`)."""
+    return sorted(name for name, factory in registry.agents().items() if not getattr(factory, "needs_target", False))
+
+
 def known_agent(registry: Registry, spec: str) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in registry.agents()
 

@@ -35,6 +35,9 @@ FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 class LLMAgent:
     """Plays any game by asking an OpenAI-compatible chat model for a JSON move."""
 
+    needs_target = True
+    """Named as `llm:MODEL`: the kind alone is not a playable agent."""
+
     def __init__(
         self,
         seed: int = 0,

@@ -23,6 +23,9 @@ def remote_agent(seed: int = 0, name: str = "a2a", target: str = "") -> Agent:
     return RemoteA2aAgent(seed=seed, name=name, target=target)
 
 
+remote_agent.needs_target = True  # type: ignore[attr-defined]  # named as a2a:URL, never alone
+
+
 class A2aTransport:
     name = "a2a"
     summary = "serve the arena as an A2A agent (agent card + JSON-RPC)"
