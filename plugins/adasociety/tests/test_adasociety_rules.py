@@ -270,25 +270,26 @@ def test_end_lets_the_same_pair_match_again_at_once() -> None:
     assert match.game.get_player_view("m2")["bargaining"]["partner"] == "c0"
 
 
+def deals(society: Society, *bargains: tuple[int, int, float]) -> None:
+    """Each (accepter, proposer) pair matches; then every proposer claims and every accepter accepts within
+    one post-update (the social rules alone, without the turn order the game adds)."""
+    for accepter, proposer, _ in bargains:
+        society.request(accepter, proposer)
+        society.request(proposer, accepter)
+    society.post_update()
+    for _, proposer, claim in bargains:
+        society.propose(proposer, claim)
+    for accepter, _, _ in bargains:
+        society.accept(accepter)
+    society.post_update()
+
+
 def test_same_step_accepts_compound_as_in_the_original() -> None:
     """The note's observed case: group {c0 .7, m3 .3}; c0 accepts m2's claim .2 while c1 accepts m3's .9."""
     society = Society(PLAYERS, ["carpenter", "carpenter", "miner", "miner"])
-    society.request(0, 3)
-    society.request(3, 0)
-    society.post_update()
-    society.propose(3, 0.3)
-    society.accept(0)
-    society.post_update()
+    deals(society, (0, 3, 0.3))
     assert [society.share(p) for p in (0, 3)] == pytest.approx([0.7, 0.3])
-    for a, b in ((0, 2), (1, 3)):
-        society.request(a, b)
-        society.request(b, a)
-    society.post_update()
-    society.propose(2, 0.2)
-    society.propose(3, 0.9)
-    society.accept(0)
-    society.accept(1)
-    society.post_update()
+    deals(society, (0, 2, 0.2), (1, 3, 0.9))
     assert [society.share(p) for p in range(4)] == pytest.approx([0.494, 0.098, 0.196, 0.212], abs=5e-4)
 
 
@@ -306,25 +307,8 @@ def test_a_group_touched_then_merged_away_in_one_step_is_not_normalised_twice() 
     """Pairs merge in order of their lower id: (0, 1) puts the loner 0 into 1's group, then (2, 3) moves that
     whole group into 2's. Shares are normalised once, over the surviving group."""
     society = Society([f"p{i}" for i in range(5)], ["carpenter"] * 3 + ["miner"] * 2)
-
-    def pair(a: int, b: int, claim: float) -> None:
-        society.request(a, b)
-        society.request(b, a)
-        society.post_update()
-        society.propose(b, claim)
-        society.accept(a)
-        society.post_update()
-
-    pair(1, 3, 0.5)  # group x = {1, 3}
-    pair(2, 4, 0.5)  # group y = {2, 4}
-    for a, b in ((0, 1), (2, 3)):
-        society.request(a, b)
-        society.request(b, a)
-    society.post_update()
-    society.propose(1, 0.5)
-    society.propose(3, 0.5)
-    society.accept(0)
-    society.accept(2)
-    society.post_update()
+    deals(society, (1, 3, 0.5))  # group x = {1, 3}
+    deals(society, (2, 4, 0.5))  # group y = {2, 4}
+    deals(society, (0, 1, 0.5), (2, 3, 0.5))
     assert society.groups() == [("group", 1)]
     assert [society.share(p) for p in range(5)] == pytest.approx([0.4, 0.1, 0.2, 0.1, 0.2])

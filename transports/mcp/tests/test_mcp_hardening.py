@@ -9,14 +9,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_servers import free_port, mcp_server
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_mcp.server import build_server
@@ -32,49 +33,6 @@ SERVE_HTTP = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "m
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def mcp_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`serve mcp --transport http` as a subprocess with `flags`; its URL while the block runs."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "negotiation_platform.cli.main",
-            "serve",
-            "mcp",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            *flags,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @asynccontextmanager

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp import Client
+from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_mcp.server import build_server
@@ -52,43 +52,11 @@ async def in_memory() -> AsyncIterator[tuple[Arena, McpArena]]:
         yield arena, McpArena(client)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """The server as a real subprocess on 127.0.0.1; stopped when the test ends."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "negotiation_platform.cli.main",
-            "serve",
-            "mcp",
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with mcp_server() as url:
+        yield url
 
 
 async def raw_call(client: Client, tool: str, **args: Any) -> Any:
