@@ -81,3 +81,12 @@ def test_simulate_accepts_a_policy_by_dotted_path() -> None:
     assert report["policy"] == policy and report["mean_return_per_episode"] == [50.0, 50.0]
     bad = subprocess.run([*command, "--policy", "nowhere:nothing"], capture_output=True, text=True)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr and "nowhere" in bad.stderr
+
+
+def test_simulate_times_every_compiling_chunk_apart() -> None:
+    """240 steps run as chunks of 100, 100 and 40: the 40 is a new length, compiles, and is timed apart."""
+    from negotiation_platform.kernels.simulate import simulate
+
+    report = simulate(Registry(), "split_100", batch=8, steps=240, chunk=100)
+    assert report["env_steps"] == 8 * 240 and report["compiled_chunk_lengths"] == [100, 40]
+    assert simulate(Registry(), "split_100", batch=8, steps=300, chunk=100)["compiled_chunk_lengths"] == [100]

@@ -202,7 +202,8 @@ def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console)
         console.print(
             f"{report['game']}: {report['env_steps']:,} env-steps ({report['batch']:,} matches x {report['steps']:,}), "
             f"{report['env_steps_per_second']:,.0f} env-steps/s after compilation "
-            f"({report['first_chunk_seconds']:.2f} s first chunk), {report['episodes_finished']:,} matches finished, "
+            f"({report['first_chunk_seconds']:.2f} s in chunks that compiled), "
+            f"{report['episodes_finished']:,} matches finished, "
             f"mean return {[round(x, 2) for x in report['mean_return_per_episode']]} "
             f"on {len(report['devices'])} device(s)"
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,8 +30,8 @@ def simulate(
     chunk: int = 100,
     progress: Callable[[int], None] = lambda done: None,
 ) -> dict[str, Any]:
-    """Step `batch` matches `steps` times with `policy` (see `load_policy`); the first chunk (compilation) is
-    timed apart."""
+    """Step `batch` matches `steps` times with `policy` (see `load_policy`), in chunks; a chunk of a length not
+    run before compiles, so those are timed apart (`first_chunk_seconds` sums them)."""
     env, params = kernel_for(registry, game_id, config)
     act = load_policy(policy)
     key = jax.random.key(seed)
@@ -40,6 +42,7 @@ def simulate(
         state = shard_batch(state, devices)
     totals, episodes, done_steps = None, 0, 0
     first_chunk_seconds, steady_seconds, steady_steps = 0.0, 0.0, 0
+    compiled: list[int] = []
     while done_steps < steps:
         size = min(chunk, steps - done_steps)
         key, chunk_key = jax.random.split(key)
@@ -47,8 +50,9 @@ def simulate(
         state, rewards, finished = rollout(env, params, chunk_key, state, size, act)
         jax.block_until_ready(state)
         elapsed = time.perf_counter() - started
-        if done_steps == 0:
-            first_chunk_seconds = elapsed
+        if size not in compiled:
+            compiled.append(size)
+            first_chunk_seconds += elapsed
         else:
             steady_seconds += elapsed
             steady_steps += size
@@ -64,6 +68,7 @@ def simulate(
         "steps": steps,
         "env_steps": batch * steps,
         "first_chunk_seconds": round(first_chunk_seconds, 4),
+        "compiled_chunk_lengths": compiled,
         "env_steps_per_second": batch * rate_steps / rate_seconds,
         "episodes_finished": episodes,
         "mean_return_per_episode": [float(x) / max(episodes, 1) for x in (totals if totals is not None else [])],
@@ -76,6 +81,8 @@ def load_policy(path: str) -> Policy | None:
     naming a jittable `policy(key, obs, state) -> actions` for one match."""
     if path == "random":
         return None
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a policy module of the current project, as `python -m` would find it
     module_name, _, attribute = path.partition(":") if ":" in path else path.rpartition(".")
     if not module_name or not attribute:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r}: use 'random' or 'module:function'.")
