@@ -127,6 +127,57 @@ def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:
     }
 
 
+def public_view(game: AdaSocietyGame) -> dict[str, Any]:
+    """What a spectator may see while the match runs: only what every player sees whatever it holds.
+
+    The bargains and groups are shown to everyone. The map is common knowledge only when every
+    job's window covers the whole torus: then the positions, the piles of resources that need
+    nothing to be seen, and the event cells of recipes that need nothing to be seen are public.
+    Inventories, rewards and anything seen only by holding something stay private.
+    """
+    world, rules, society, config = game.world, game.rules, game.society, game.settings
+    names, size, players = config.resource_names, rules.size, game.players
+    whole_map = all(2 * job.fov + 1 >= size for job in config.player_jobs())
+    cells = range(size * size) if whole_map else range(0)
+    open_resources = [r for r in range(rules.num_resources) if not any(rules.pick_requirements[r])]
+    return {
+        "step": game.step,
+        "phase": "negotiation" if game.negotiating else "physical",
+        "negotiation_steps": config.negotiation_steps,
+        "max_length": config.max_length,
+        "map_size": size,
+        "map_public": whole_map,
+        "resources": list(names),
+        "players": [
+            {
+                "agent_id": agent,
+                "index": i,
+                "name": society.graph.nodes[i]["name"],
+                "job": game.jobs[i],
+                "position": list(divmod(world.position[i], size)) if whole_map else None,
+            }
+            for i, agent in enumerate(players)
+        ],
+        "piles": [
+            {"resource": names[r], "amount": world.piles[c][r], "position": list(divmod(c, size))}
+            for c in cells
+            for r in open_resources
+            if world.piles[c][r] > 0
+        ],
+        "events": [
+            {"recipe": config.recipes[k].name, "position": list(divmod(c, size))}
+            for c in cells
+            if (k := world.event_at[c]) >= 0 and not any(rules.recipe_requirements[k])
+        ],
+        "bargains": [
+            {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
+            for i in range(len(players))
+            if (j := society.partner(i)) is not None and i < j
+        ],
+        "groups": society.summary(),
+    }
+
+
 def render_window(game: AdaSocietyGame, player: int) -> list[str]:
     """The window as text rows: @ you, digits other players, a resource's letter for a pile, * an event."""
     world, names = game.world, game.settings.resource_names
