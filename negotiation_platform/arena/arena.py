@@ -211,23 +211,24 @@ class Arena:
 
     async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
         """The game as a spectator may see it once event `at` was logged (default: now), for drawing
-        boards: the game's public view (`view`) and the events seen up to then. Earlier states are
-        rebuilt by replaying the match's inputs, off the event loop. For viewers; not a transport
-        operation (the draws of a running match never leave the server)."""
+        boards: `watch`'s answer with the game's public view (`view`) and the events seen up to then
+        (`events`). Earlier states are rebuilt by replaying the match's inputs, off the event loop.
+        For viewers; not a transport operation (the draws of a running match never leave the server)."""
         live = self._live(match_id)
         upto = None if at is None else _cursor(at)
         async with live.lock:
+            state = self._spectator_state(live, cursor=0, with_events=False)
             match = live.match
             if match is None:
-                return {"game_id": live.entry.game_id, "at": 0, "view": None, "events": []}
-            revealed = match.finished and self.policy.reveal_finished
+                return {**state, "at": 0, "view": None, "events": []}
+            revealed = state["revealed"]
             events = list(match.events)
             upto = len(events) if upto is None else min(upto, len(events))
             view = spectator_view(match, revealed) if upto == len(events) else None
         if view is None:
             view = spectator_view(await asyncio.to_thread(rewound, match, events, upto), revealed)
         return {
-            "game_id": live.entry.game_id,
+            **state,
             "at": upto,
             "view": view,
             "events": [e.to_dict() for e in spectator_events(events[:upto], revealed)],
@@ -555,7 +556,7 @@ class Arena:
                 live.turn_started.clear()
         self._play_for_absent(live)
 
-    def _spectator_state(self, live: LiveMatch, cursor: int) -> dict[str, Any]:
+    def _spectator_state(self, live: LiveMatch, cursor: int, *, with_events: bool = True) -> dict[str, Any]:
         state: dict[str, Any] = {
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
@@ -573,7 +574,7 @@ class Arena:
             rounds=match.spec.rounds,
             phase=match.phase,
             acting=match.acting(),
-            events=[e.to_dict() for e in spectator_events(match.events[cursor:], revealed)],
+            events=[e.to_dict() for e in spectator_events(match.events[cursor:], revealed)] if with_events else [],
             cursor=len(match.events),
             revealed=revealed,
         )
