@@ -561,7 +561,6 @@ class Arena:
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
             "status": live.status,
-            "config": live.config,
             "players": [s.agent_id for s in live.seats],
             "seats": {"filled": len(live.seats), "total": live.seats_total},
         }
@@ -578,8 +577,8 @@ class Arena:
             cursor=len(match.events),
             revealed=revealed,
         )
-        if match.result is not None:
-            state["result"] = match.result.to_dict()
+        if match.result is not None:  # a config can hold private numbers (BATNAs by role): shown after the end
+            state.update(config=live.config, result=match.result.to_dict())
         return state
 
     def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 from negotiation_platform.viewer.svg import circle, colour, line, rect, svg, table, text
 
 CELL = 36
+EVENT_COLOUR = "#f0a500"
 RESOURCE_COLOURS = ("#8c6d31", "#7f7f7f", "#d62728", "#17becf", "#bcbd22", "#e377c2")
 
 
@@ -46,7 +47,7 @@ def _grid(view: dict[str, Any]) -> str:
         events, piles = _seen(seats, "visible_events"), _seen(seats, "visible_piles")
     for event in events:
         row, col = event["position"]
-        body.append(rect(col * CELL + 1, row * CELL + 1, CELL - 2, CELL - 2, fill="#fde9b4"))
+        body.append(rect(col * CELL + CELL - 9, row * CELL + CELL - 9, 7, 7, fill=EVENT_COLOUR))
     for pile in piles:
         row, col = pile["position"]
         r = resources.index(pile["resource"])
@@ -65,7 +66,7 @@ def _grid(view: dict[str, Any]) -> str:
     for r, name in enumerate(resources):
         body.append(rect(70 * r, legend_y - 9, 9, 9, fill=RESOURCE_COLOURS[r % len(RESOURCE_COLOURS)]))
         body.append(text(70 * r + 12, legend_y, name, font_size=10))
-    body.append(rect(70 * len(resources), legend_y - 9, 9, 9, fill="#fde9b4"))
+    body.append(rect(70 * len(resources), legend_y - 9, 9, 9, fill=EVENT_COLOUR))
     body.append(text(70 * len(resources) + 12, legend_y, "event", font_size=10))
     return svg(max(size * CELL, 70 * len(resources) + 60), size * CELL + 20, body, "adasociety map")
 
