@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp_servers import mcp_server
-from viewer_helpers import finished_split, two_seats
+from viewer_helpers import finished_split, seat_to_act, two_seats
 
 from negotiation_mcp.client import McpArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -156,11 +156,8 @@ async def test_a_stream_ends_with_the_match_and_each_client_holds_a_bounded_numb
                             updates.append(json.loads(line.removeprefix("data:")))
 
                 following = asyncio.create_task(follow())
-                for agent, token in tokens.items():  # both walk away: the match ends
-                    state = await api.get_turn_state(match_id, token)
-                    if state["your_turn"]:
-                        await api.perform_action(match_id, token, "walk_away", {})
-                        break
+                _, token = await seat_to_act(api, match_id, tokens)
+                await api.perform_action(match_id, token, "walk_away", {})  # the match ends with no deal
                 await asyncio.wait_for(following, timeout=20)  # the server closed the stream
                 await streams[0].__aexit__(None, None, None)
                 assert updates[-1]["status"] == "finished"
