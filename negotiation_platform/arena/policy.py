@@ -139,6 +139,10 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL_PREFIX",
         help="allow a2a:URL opponents under this URL prefix (repeatable; none allowed by default)",
     )
+    add_reveal_argument(parser)
+
+
+def add_reveal_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reveal-finished",
         action="store_true",

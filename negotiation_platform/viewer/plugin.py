@@ -14,7 +14,7 @@ from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
-from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.policy import ArenaPolicy, add_reveal_argument
 from negotiation_platform.registry import hookimpl
 
 STORE_MODULE = "negotiation_platform.store"
@@ -28,11 +28,7 @@ class ViewerTransport:
         parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
         parser.add_argument("--port", type=int, default=8080)
         parser.add_argument("--store", default=None, metavar="PATH", help="show the matches recorded in this store")
-        parser.add_argument(
-            "--reveal-finished",
-            action="store_true",
-            help="show a finished match's private messages, sealed moves and every seat's view",
-        )
+        add_reveal_argument(parser)
         add_exposure_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:

@@ -6,6 +6,7 @@ and safe to embed (player names and messages are untrusted).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f")
@@ -59,7 +60,7 @@ def polyline(points: list[tuple[float, float]], **attributes: object) -> str:
     return f'<polyline points="{path}"{_attributes(attributes)}/>'
 
 
-def table(headers: list[str], rows: list[list[object]], caption: str) -> str:
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], caption: str) -> str:
     """A plain HTML table; cells are escaped, floats shortened."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join(

@@ -71,11 +71,7 @@ def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:
     seen = list(dict.fromkeys(cells))
     partner = society.partner(player)
     return {
-        "step": game.step,
-        "phase": "negotiation" if game.negotiating else "physical",
-        "negotiation_steps": config.negotiation_steps,
-        "max_length": config.max_length,
-        "map_size": size,
+        **_clock(game),
         "you": {
             "agent_id": players[player],
             "index": player,
@@ -116,11 +112,7 @@ def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:
             "your_claim": society.proposal(player),
             "partner_claim": society.proposal(partner),
         },
-        "bargains": [
-            {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
-            for i in range(len(players))
-            if (j := society.partner(i)) is not None and i < j
-        ],
+        "bargains": _bargains(game),
         "groups": society.summary(),
         "reward": {"last_step": game.last_rewards[player], "total": game.totals[player]},
         "observation": rl_observation(game, player),
@@ -141,11 +133,7 @@ def public_view(game: AdaSocietyGame) -> dict[str, Any]:
     cells = range(size * size) if whole_map else range(0)
     open_resources = [r for r in range(rules.num_resources) if not any(rules.pick_requirements[r])]
     return {
-        "step": game.step,
-        "phase": "negotiation" if game.negotiating else "physical",
-        "negotiation_steps": config.negotiation_steps,
-        "max_length": config.max_length,
-        "map_size": size,
+        **_clock(game),
         "map_public": whole_map,
         "resources": list(names),
         "players": [
@@ -169,13 +157,31 @@ def public_view(game: AdaSocietyGame) -> dict[str, Any]:
             for c in cells
             if (k := world.event_at[c]) >= 0 and not any(rules.recipe_requirements[k])
         ],
-        "bargains": [
-            {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
-            for i in range(len(players))
-            if (j := society.partner(i)) is not None and i < j
-        ],
+        "bargains": _bargains(game),
         "groups": society.summary(),
     }
+
+
+def _clock(game: AdaSocietyGame) -> dict[str, Any]:
+    """Where the match stands, as every view shows it."""
+    config = game.settings
+    return {
+        "step": game.step,
+        "phase": "negotiation" if game.negotiating else "physical",
+        "negotiation_steps": config.negotiation_steps,
+        "max_length": config.max_length,
+        "map_size": config.map_size,
+    }
+
+
+def _bargains(game: AdaSocietyGame) -> list[dict[str, Any]]:
+    """Every pair bargaining now with both standing claims (shown to everyone, as in the original)."""
+    society, players = game.society, game.players
+    return [
+        {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
+        for i in range(len(players))
+        if (j := society.partner(i)) is not None and i < j
+    ]
 
 
 def render_window(game: AdaSocietyGame, player: int) -> list[str]:
