@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -128,3 +133,26 @@ def test_boards_come_from_the_hook_and_a_failing_renderer_is_reported_not_raised
     assert registry.render_board("split_100", {"round": 1}, []) is None
     assert any(p.plugin == "render_board" and "broken renderer" in p.reason for p in registry.problems)
     assert registry.render_board("auction", auction.game.public_view(), []) is not None
+
+
+def test_serve_view_answers_over_http_and_refuses_a_store_it_cannot_read() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "view", "--port", str(port)]
+    refused = subprocess.run([*command, "--store", "matches.db"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "--store needs the durable match store" in refused.stderr
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:  # / leads to /view/
+                    assert page.url.endswith("/view/") and "No matches yet." in page.read().decode()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "serve view did not start"
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

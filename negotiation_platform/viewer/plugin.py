@@ -1,14 +1,13 @@
 """Entry-point target: `negotiation-platform serve view`, the match viewer on its own.
 
 It serves the viewer over an arena in this process. `--store PATH` is meant to show the
-matches a server records in a durable store; this build has no store module yet, so the option
-says so and stops instead of showing an empty list.
+matches a server records in a durable store; the viewer cannot read one yet, so the option says
+so and stops instead of showing a misleading empty list.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -16,8 +15,6 @@ from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
 from negotiation_platform.arena.policy import ArenaPolicy, add_reveal_argument
 from negotiation_platform.registry import hookimpl
-
-STORE_MODULE = "negotiation_platform.store"
 
 
 class ViewerTransport:
@@ -32,10 +29,10 @@ class ViewerTransport:
         add_exposure_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
-        if args.store is not None and importlib.util.find_spec(STORE_MODULE) is None:
+        if args.store is not None:
             raise SystemExit(
-                f"--store needs the durable match store ({STORE_MODULE}), which this installation lacks; "
-                "without --store the viewer shows the matches of its own process"
+                "--store needs the durable match store, which this viewer cannot read yet; "
+                "without --store it shows the matches of its own process"
             )
         from negotiation_platform.viewer.serving import serve_viewer
 
