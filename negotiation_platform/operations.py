@@ -79,7 +79,19 @@ OPERATIONS: dict[str, Operation] = {
     "get_result": Operation(
         "The result of a match: agreement, terms and payoffs once finished, otherwise its status.", ("match_id",)
     ),
-    "list_matches": Operation("The matches on this server with their status and free seats."),
+    "list_matches": Operation(
+        "The matches on this server (of one game, if `game_id` is given) with their status, free seats and, "
+        "once finished, payoffs.",
+        (),
+        ("game_id",),
+    ),
+    "watch": Operation(
+        "Spectate a match without a seat: its status, round, phase, who must act, and the public events after "
+        "cursor `since` (a seat's private messages and sealed moves are never shown while it runs). With "
+        f"wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until something new happened.",
+        ("match_id",),
+        ("since", "wait_seconds"),
+    ),
 }
 
 

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine.match import Match
+from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
@@ -196,6 +197,52 @@ class Arena:
         """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new."""
         live, seat = self._seat(match_id, token)
         cursor = _cursor(since)
+        return await self._wait_for(
+            live, wait_seconds, lambda: self._turn_state(live, seat, cursor), lambda state: state["your_turn"]
+        )
+
+    async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+        """A spectator's view of a match: its status and the public events after cursor `since`; waits up
+        to `wait_seconds` for something new. Needs no seat. A seat's private messages and sealed moves
+        are never shown while the match runs, nor after it unless the policy reveals finished matches."""
+        live = self._live(match_id)
+        cursor = _cursor(since)
+        return await self._wait_for(live, wait_seconds, lambda: self._spectator_state(live, cursor), lambda _: False)
+
+    async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
+        """The game as a spectator may see it once event `at` was logged (default: now), for drawing
+        boards: `watch`'s answer with the game's public view (`view`) and the events seen up to then
+        (`events`). Earlier states are rebuilt by replaying the match's inputs, off the event loop.
+        For viewers; not a transport operation (the draws of a running match never leave the server)."""
+        live = self._live(match_id)
+        upto = None if at is None else _cursor(at)
+        async with live.lock:
+            state = self._spectator_state(live, cursor=0, with_events=False)
+            match = live.match
+            if match is None:
+                return {**state, "at": 0, "view": None, "events": []}
+            revealed = state["revealed"]
+            events = list(match.events)
+            upto = len(events) if upto is None else min(upto, len(events))
+            view = spectator_view(match, revealed) if upto == len(events) else None
+        if view is None:
+            view = spectator_view(await asyncio.to_thread(rewound, match, events, upto), revealed)
+        return {
+            **state,
+            "at": upto,
+            "view": view,
+            "events": [e.to_dict() for e in spectator_events(events[:upto], revealed)],
+        }
+
+    async def _wait_for(
+        self,
+        live: LiveMatch,
+        wait_seconds: Any,
+        read: Callable[[], dict[str, Any]],
+        done: Callable[[dict[str, Any]], bool],
+    ) -> dict[str, Any]:
+        """`read()` (under the match's lock) once there are events, the match is over, `done` says so,
+        or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed."""
         if (
             isinstance(wait_seconds, bool)
             or not isinstance(wait_seconds, int | float)
@@ -208,9 +255,9 @@ class Arena:
             if self._matches.get(live.match_id) is not live:  # dropped while we waited
                 raise NegotiationError(ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator.")
             async with live.lock:
-                state = self._turn_state(live, seat, cursor)
+                state = read()
             remaining = give_up - self._clock()
-            if state["your_turn"] or state["events"] or state["status"] == "finished" or remaining <= 0:
+            if done(state) or state["events"] or state["status"] == "finished" or remaining <= 0:
                 return state
             changed = live.changed
             with contextlib.suppress(TimeoutError):
@@ -278,8 +325,11 @@ class Arena:
             "result": result.to_dict(),
         }
 
-    async def list_matches(self) -> dict[str, Any]:
-        """The matches in memory, and the limits that apply (finished ones leave after a while)."""
+    async def list_matches(self, game_id: str | None = None) -> dict[str, Any]:
+        """The matches in memory (of one game, if given), oldest first, and the limits that apply
+        (finished ones leave after a while). Finished matches carry their payoffs."""
+        if game_id is not None:
+            _text("game_id", game_id)
         self._evict()
         return {
             "limits": self.policy.limits(),
@@ -291,8 +341,10 @@ class Arena:
                     "seats": {"filled": len(live.seats), "total": live.seats_total},
                     "players": [s.agent_id for s in live.seats],
                     "round": live.match.round if live.match else 0,
+                    "payoffs": live.match.result.final_scores if live.match and live.match.result else None,
                 }
                 for live in self._matches.values()
+                if game_id is None or live.entry.game_id == game_id
             ],
         }
 
@@ -503,6 +555,31 @@ class Arena:
             if (match.round, match.phase) != turn:
                 live.turn_started.clear()
         self._play_for_absent(live)
+
+    def _spectator_state(self, live: LiveMatch, cursor: int, *, with_events: bool = True) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "match_id": live.match_id,
+            "game_id": live.entry.game_id,
+            "status": live.status,
+            "players": [s.agent_id for s in live.seats],
+            "seats": {"filled": len(live.seats), "total": live.seats_total},
+        }
+        match = live.match
+        if match is None:
+            return {**state, "round": 0, "phase": None, "acting": [], "events": [], "cursor": cursor, "revealed": False}
+        revealed = match.finished and self.policy.reveal_finished
+        state.update(
+            round=match.round,
+            rounds=match.spec.rounds,
+            phase=match.phase,
+            acting=match.acting(),
+            events=[e.to_dict() for e in spectator_events(match.events[cursor:], revealed)] if with_events else [],
+            cursor=len(match.events),
+            revealed=revealed,
+        )
+        if match.result is not None:  # a config can hold private numbers (BATNAs by role): shown after the end
+            state.update(config=live.config, result=match.result.to_dict())
+        return state
 
     def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int) -> dict[str, Any]:
         state: dict[str, Any] = {

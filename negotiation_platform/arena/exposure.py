@@ -40,6 +40,15 @@ def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_view_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-view",
+        dest="view",
+        action="store_false",
+        help="HTTP: do not serve the match viewer at /view (it shows public match data to anyone)",
+    )
+
+
 def auth_token(path: str | None) -> str | None:
     """The bearer token from `path` (stripped), else from the environment, else None."""
     if path is not None:

@@ -14,6 +14,9 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
 * **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
   matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
   (as do matches still waiting for players that long after their last seat was taken).
+* **Spectators.** Anyone may watch a match's public events; a seat's private messages, sealed moves
+  and own view stay hidden, even after the end unless the server is told to reveal finished
+  matches (`reveal_finished`).
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
   (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
   fetch arbitrary URLs.
@@ -44,6 +47,8 @@ class ArenaPolicy:
     finished_ttl: float | None = None
     remote_agents: tuple[str, ...] | None = None
     """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
+    reveal_finished: bool = False
+    """Whether spectators of a finished match see its private events and every seat's view."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @classmethod
@@ -56,9 +61,18 @@ class ArenaPolicy:
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
         remote_agents: tuple[str, ...] = (),
+        reveal_finished: bool = False,
     ) -> ArenaPolicy:
         """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
-        return cls(reproducible, turn_timeout, max_live_matches, max_waiting_per_caller, finished_ttl, remote_agents)
+        return cls(
+            reproducible,
+            turn_timeout,
+            max_live_matches,
+            max_waiting_per_caller,
+            finished_ttl,
+            remote_agents,
+            reveal_finished,
+        )
 
     def match_seed(self, match_id: str, client_seed: int | None) -> int:
         """The seed a match's draws come from (see the module docstring for why it is derived)."""
@@ -81,6 +95,7 @@ class ArenaPolicy:
             "finished_ttl_seconds": self.finished_ttl,
             "turn_timeout_seconds": self.turn_timeout,
             "reproducible_seeds": self.reproducible,
+            "reveals_finished_matches": self.reveal_finished,
         }
 
 
@@ -124,6 +139,15 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL_PREFIX",
         help="allow a2a:URL opponents under this URL prefix (repeatable; none allowed by default)",
     )
+    add_reveal_argument(parser)
+
+
+def add_reveal_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reveal-finished",
+        action="store_true",
+        help="show spectators a finished match's private messages, sealed moves and every seat's view",
+    )
 
 
 def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
@@ -134,6 +158,7 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         max_waiting_per_caller=args.max_waiting_per_caller,
         finished_ttl=args.finished_ttl,
         remote_agents=tuple(args.allow_remote_agent),
+        reveal_finished=args.reveal_finished,
     )
 
 

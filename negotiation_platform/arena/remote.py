@@ -59,5 +59,8 @@ class RemoteArena(ABC):
     async def get_result(self, match_id: str) -> dict[str, Any]:
         return await self.call("get_result", match_id=match_id)
 
-    async def list_matches(self) -> dict[str, Any]:
-        return await self.call("list_matches")
+    async def list_matches(self, game_id: str | None = None) -> dict[str, Any]:
+        return await self.call("list_matches", game_id=game_id)
+
+    async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+        return await self.call("watch", match_id=match_id, since=since, wait_seconds=wait_seconds)

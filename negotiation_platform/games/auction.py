@@ -158,6 +158,16 @@ class AuctionGame(BaseGame[AuctionConfig]):
             "sale": self.game_data["sale"],
         }
 
+    def public_view(self) -> dict[str, Any]:
+        """The bidders and, once the sealed bids are opened, the sale; never a value or a sealed bid."""
+        return {
+            "round": self.current_round,
+            "phase": self.current_phase,
+            "pricing": self.settings.pricing,
+            "bidders": list(self.players),
+            "sale": self.game_data["sale"],
+        }
+
     def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
         return {
             "action": "bid",

@@ -221,6 +221,12 @@ class BaseGame(ABC, Generic[ConfigT]):
         """What `player_id` may see of the game's state; override to show private information to its owner only."""
         return {"round": self.current_round}
 
+    def public_view(self) -> dict[str, Any]:
+        """What a spectator may see of the state while the match runs: only what the rules make known to
+        every player (never a seat's values, hand or sealed move). Spectators get nothing else until
+        the end, so override it to let game boards show a pool, a sale or a map."""
+        return {"round": self.current_round}
+
     def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
         """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
         return None

@@ -379,6 +379,14 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             "agreement": self.game_data["agreement"],
         }
 
+    def public_view(self) -> dict[str, Any]:
+        """The round; once the match is over also each seat's role index (`role_order`), to place its
+        outcome against the frontier (who held which role is no secret then)."""
+        view: dict[str, Any] = {"round": self.current_round, "rounds": self.max_rounds}
+        if self.state is GameState.COMPLETED:
+            view["role_order"] = [list(self.roles).index(self.role_of(p)) for p in self.players]
+        return view
+
     def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
         standing = self.standing_offer_for(player_id)
         mine = self.game_data["standing"].get(player_id)

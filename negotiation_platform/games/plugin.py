@@ -26,3 +26,12 @@ def register_kernels() -> dict[str, str]:
         "resource_allocation": "negotiation_platform.kernels.bilateral:ResourceAllocationEnv",
         "integrative_negotiation": "negotiation_platform.kernels.bilateral:IntegrativeEnv",
     }
+
+
+@hookimpl
+def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    if game_id != "auction":
+        return None
+    from negotiation_platform.games.auction_board import auction_board
+
+    return auction_board(view)

@@ -40,3 +40,16 @@ def register_transports() -> dict[str, Any]:
 def register_kernels() -> dict[str, str]:
     """Return JAX kernels by game id, as import paths "module:Factory" (imported only when used)."""
     raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    """Draw a game's board for the match viewer, as an HTML fragment (inline SVG welcome); None for
+    games this plugin does not draw.
+
+    `view` is the game's `public_view()`; once a match is over on a server that reveals finished
+    matches it also holds `seats`, every seat's own view by agent id. `events` are the events the
+    spectator may see up to this point, oldest first. Escape every text that comes from players.
+    The first plugin to answer draws the board.
+    """
+    raise NotImplementedError

@@ -143,6 +143,18 @@ class Registry:
         """JAX kernel import paths by game id."""
         return self._merge_named("register_kernels")
 
+    def render_board(self, game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+        """A game's board for the viewer from the first plugin that draws it; None when none does. A
+        renderer that fails is reported in `problems` and the viewer shows no board, not an error."""
+        try:
+            board: str | None = self._pm.hook.render_board(game_id=game_id, view=view, events=events)
+        except Exception as exc:
+            problem = PluginProblem("render_board", None, f"drawing {game_id!r} failed: {_short(exc)}")
+            if problem not in self._load_problems:
+                self._load_problems.append(problem)
+            return None
+        return board if isinstance(board, str) else None
+
     # --- internals ------------------------------------------------------------------------
 
     def _call_each(self, hook_name: str) -> list[tuple[str, Any]]:

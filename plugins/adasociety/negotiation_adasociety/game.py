@@ -15,7 +15,7 @@ from negotiation_adasociety.encoding import action_count, decode, encode
 from negotiation_adasociety.game_spec import build_spec
 from negotiation_adasociety.legality import refusal
 from negotiation_adasociety.social import Society
-from negotiation_adasociety.views import player_view, prompt_lines, rl_observation
+from negotiation_adasociety.views import player_view, prompt_lines, public_view, rl_observation
 from negotiation_adasociety.world import Draws, Rules, World
 from negotiation_platform.games.base_game import BaseGame, GameResult, GameState, PlayerAction
 from negotiation_platform.games.prompting import compose_prompt
@@ -183,6 +183,9 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         if player not in self._views:
             self._views[player] = player_view(self, player)
         return self._views[player]
+
+    def public_view(self) -> dict[str, Any]:
+        return public_view(self)
 
     def get_game_prompt(self, player_id: str) -> str:
         view = self.get_player_view(player_id)

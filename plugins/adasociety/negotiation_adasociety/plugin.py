@@ -23,3 +23,12 @@ def register_agents() -> dict[str, Any]:
 def register_kernels() -> dict[str, str]:
     kernel = "negotiation_adasociety.kernels:AdaSocietyEnv"
     return {"adasociety": kernel, "adasociety_hard": kernel}
+
+
+@hookimpl
+def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    if game_id not in (AdaSocietyGame.spec_id(), AdaSocietyHardGame.spec_id()):
+        return None
+    from negotiation_adasociety.board import adasociety_board
+
+    return adasociety_board(view)

@@ -71,11 +71,7 @@ def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:
     seen = list(dict.fromkeys(cells))
     partner = society.partner(player)
     return {
-        "step": game.step,
-        "phase": "negotiation" if game.negotiating else "physical",
-        "negotiation_steps": config.negotiation_steps,
-        "max_length": config.max_length,
-        "map_size": size,
+        **_clock(game),
         "you": {
             "agent_id": players[player],
             "index": player,
@@ -116,15 +112,76 @@ def player_view(game: AdaSocietyGame, player: int) -> dict[str, Any]:
             "your_claim": society.proposal(player),
             "partner_claim": society.proposal(partner),
         },
-        "bargains": [
-            {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
-            for i in range(len(players))
-            if (j := society.partner(i)) is not None and i < j
-        ],
+        "bargains": _bargains(game),
         "groups": society.summary(),
         "reward": {"last_step": game.last_rewards[player], "total": game.totals[player]},
         "observation": rl_observation(game, player),
     }
+
+
+def public_view(game: AdaSocietyGame) -> dict[str, Any]:
+    """What a spectator may see while the match runs: only what every player sees whatever it holds.
+
+    The bargains and groups are shown to everyone. The map is common knowledge only when every
+    job's window covers the whole torus: then the positions, the piles of resources that need
+    nothing to be seen, and the event cells of recipes that need nothing to be seen are public.
+    Inventories, rewards and anything seen only by holding something stay private.
+    """
+    world, rules, society, config = game.world, game.rules, game.society, game.settings
+    names, size, players = config.resource_names, rules.size, game.players
+    whole_map = all(2 * job.fov + 1 >= size for job in config.player_jobs())
+    cells = range(size * size) if whole_map else range(0)
+    open_resources = [r for r in range(rules.num_resources) if not any(rules.pick_requirements[r])]
+    return {
+        **_clock(game),
+        "map_public": whole_map,
+        "resources": list(names),
+        "players": [
+            {
+                "agent_id": agent,
+                "index": i,
+                "name": society.graph.nodes[i]["name"],
+                "job": game.jobs[i],
+                "position": list(divmod(world.position[i], size)) if whole_map else None,
+            }
+            for i, agent in enumerate(players)
+        ],
+        "piles": [
+            {"resource": names[r], "amount": world.piles[c][r], "position": list(divmod(c, size))}
+            for c in cells
+            for r in open_resources
+            if world.piles[c][r] > 0
+        ],
+        "events": [
+            {"recipe": config.recipes[k].name, "position": list(divmod(c, size))}
+            for c in cells
+            if (k := world.event_at[c]) >= 0 and not any(rules.recipe_requirements[k])
+        ],
+        "bargains": _bargains(game),
+        "groups": society.summary(),
+    }
+
+
+def _clock(game: AdaSocietyGame) -> dict[str, Any]:
+    """Where the match stands, as every view shows it."""
+    config = game.settings
+    return {
+        "step": game.step,
+        "phase": "negotiation" if game.negotiating else "physical",
+        "negotiation_steps": config.negotiation_steps,
+        "max_length": config.max_length,
+        "map_size": config.map_size,
+    }
+
+
+def _bargains(game: AdaSocietyGame) -> list[dict[str, Any]]:
+    """Every pair bargaining now with both standing claims (shown to everyone, as in the original)."""
+    society, players = game.society, game.players
+    return [
+        {"players": [players[i], players[j]], "claims": [society.proposal(i), society.proposal(j)]}
+        for i in range(len(players))
+        if (j := society.partner(i)) is not None and i < j
+    ]
 
 
 def render_window(game: AdaSocietyGame, player: int) -> list[str]:

@@ -238,6 +238,23 @@ class CoinGame(BaseGame[CoinConfigT]):
             "your_total": self.game_data["totals"][player_id],
         }
 
+    def public_view(self) -> dict[str, Any]:
+        """The pool on the table and the claims and allocations of past rounds (announced to both)."""
+        current = self.game_data["rounds"][-1] if self.game_data["rounds"] else None
+        return {
+            "round": self.current_round,
+            "rounds": self.max_rounds,
+            "phase": self.current_phase,
+            "players": list(self.players),
+            "starting_agent": current["starter"] if current else None,
+            "stock": current["stock"] if current else None,
+            "history": [
+                {"round": r["round"], "stock": r["stock"], "claims": r["claims"], "allocations": r["allocations"]}
+                for r in self.game_data["rounds"]
+                if "allocations" in r
+            ],
+        }
+
     def get_game_prompt(self, player_id: str) -> str:
         view = self.get_player_view(player_id)
         lines = [

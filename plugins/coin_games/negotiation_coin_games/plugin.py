@@ -7,10 +7,22 @@ from typing import Any
 from negotiation_coin_games.variants import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit
 from negotiation_platform.registry import hookimpl
 
+GAMES = [CoinsClassic, TrustAndSplit, DealOrNoDeal, NoPress]
+GAME_IDS = frozenset(game.spec.id for game in GAMES)
+
 
 @hookimpl
 def register_games() -> list[type[Any]]:
-    return [CoinsClassic, TrustAndSplit, DealOrNoDeal, NoPress]
+    return list(GAMES)
+
+
+@hookimpl
+def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    if game_id not in GAME_IDS:
+        return None
+    from negotiation_coin_games.board import coin_board
+
+    return coin_board(view)
 
 
 @hookimpl

@@ -6,14 +6,20 @@ import uvicorn
 from starlette.applications import Starlette
 
 from negotiation_platform.arena.exposure import announce, bind, one_line_logs, require_bearer
+from negotiation_platform.viewer.serving import with_viewer
+from negotiation_platform.viewer.source import MatchSource
 
 JSONRPC_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 """Logs a full traceback for every malformed JSON-RPC body; a client's mistake gets one line."""
 
 
-def run(app: Starlette, host: str, port: int, banner: str, token: str | None = None) -> None:
+def run(
+    app: Starlette, host: str, port: int, banner: str, token: str | None = None, viewer: MatchSource | None = None
+) -> None:
+    """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view."""
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
-    served = require_bearer(app, token) if token else app
+    guarded = require_bearer(app, token) if token else app
+    served = with_viewer(guarded, viewer, f"http://{host}:{port}")
     uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])

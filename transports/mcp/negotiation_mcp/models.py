@@ -77,6 +77,18 @@ class MatchResult(_Open):
     result: dict[str, Any] | None
 
 
+class Spectacle(_Open):
+    match_id: str
+    game_id: str
+    status: str = Field(description="waiting_for_players, running or finished.")
+    acting: list[str]
+    events: list[dict[str, Any]] = Field(description="Public events since the cursor you passed.")
+    cursor: int = Field(description="Pass as `since` next time to get only newer events.")
+    revealed: bool = Field(
+        description="Whether private events are included (a finished match, on a server that reveals)."
+    )
+
+
 class MatchList(_Open):
     matches: list[dict[str, Any]]
     limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")

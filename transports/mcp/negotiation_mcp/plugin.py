@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
+from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
@@ -28,6 +28,7 @@ class McpTransport:
         )
         add_policy_arguments(parser)
         add_exposure_arguments(parser)
+        add_view_argument(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
@@ -37,7 +38,9 @@ class McpTransport:
             serve_stdio(arena)
         else:
             token = auth_token(args.auth_token_file)
-            serve_http(arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host, token=token)
+            serve_http(
+                arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host, token=token, view=args.view
+            )
 
     def connects_to(self, via: str) -> bool:
         return via == "mcp" or (via.startswith(("http://", "https://")) and via.rstrip("/").endswith("/mcp"))

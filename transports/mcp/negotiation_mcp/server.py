@@ -200,8 +200,20 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
         return await op("get_result", match_id=match_id)
 
     @server.tool(description=OPERATIONS["list_matches"].description)
-    async def list_matches() -> Annotated[CallToolResult, models.MatchList]:
-        return await op("list_matches")
+    async def list_matches(
+        game_id: Annotated[str | None, Field(description="Only matches of this game.")] = None,
+    ) -> Annotated[CallToolResult, models.MatchList]:
+        return await op("list_matches", game_id=game_id)
+
+    @server.tool(description=OPERATIONS["watch"].description)
+    async def watch(
+        match_id: MatchId,
+        since: Annotated[int | None, Field(ge=0, description="The `cursor` of your last call.")] = None,
+        wait_seconds: Annotated[
+            float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for something new.")
+        ] = 0,
+    ) -> Annotated[CallToolResult, models.Spectacle]:
+        return await op("watch", match_id=match_id, since=since, wait_seconds=wait_seconds)
 
     @server.tool(description=OPERATIONS["leave_game"].description)
     async def leave_game(match_id: MatchId, token: Token) -> Annotated[CallToolResult, models.LeftMatch]:

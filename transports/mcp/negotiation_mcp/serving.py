@@ -11,6 +11,7 @@ from negotiation_mcp.server import build_server
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.exposure import announce, bind, is_loopback, require_bearer
+from negotiation_platform.viewer.serving import with_viewer
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -37,10 +38,14 @@ def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | N
     return server.streamable_http_app(host=host, transport_security=security)
 
 
-def serve_http(arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None) -> None:
-    """Bind first (a taken port is one error line), then announce, then serve; `token` guards every request."""
+def serve_http(
+    arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None, view: bool = True
+) -> None:
+    """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
+    request; the match viewer (public data only) answers at /view unless `view` is off."""
     sock = bind(host, port)
     app = http_app(arena, host, allowed_hosts)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
-    served = require_bearer(app, token) if token else app
+    guarded = require_bearer(app, token) if token else app
+    served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")
     uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])

@@ -1,0 +1,226 @@
+"""The match viewer as a Starlette app under /view: a match list, a match page, a JSON API and SSE.
+
+Everything it shows comes from a `MatchSource` (the arena's `watch` and `spectate`), so a
+running match shows only its public events and public board; a finished one shows its private
+events only where the source reveals them. Work per request is bounded: lists are capped,
+boards of earlier states (a replay) run a few at a time off the event loop and are cached, and
+each client holds at most a few live streams, which end when the match ends or the client goes.
+Pages load only the viewer's own script and style (a strict Content-Security-Policy), so no
+network is needed beyond this server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter, OrderedDict
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.viewer.charts import offers_chart, outcome_chart
+from negotiation_platform.viewer.pages import PREFIX, list_page, match_page
+from negotiation_platform.viewer.source import MatchSource
+
+MAX_LISTED = 200
+"""Most matches one list request returns (the newest)."""
+MAX_STREAMS_PER_CLIENT = 8
+STREAM_POLL_SECONDS = 15.0
+"""A stream waits this long for news before it sends a keep-alive comment and checks the client."""
+MAX_REPLAYS = 2
+"""Boards of earlier states replay the match: at most this many at once."""
+CACHED_PANELS = 256
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+class Viewer:
+    """The viewer's request handlers over one source."""
+
+    def __init__(self, source: MatchSource, *, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT) -> None:
+        self.source = source
+        self.max_streams = max_streams_per_client
+        self._streams: Counter[str] = Counter()
+        self._replays = asyncio.Semaphore(MAX_REPLAYS)
+        self._panels: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+
+    # --- pages ----------------------------------------------------------------------------
+
+    async def list_page(self, request: Request) -> Response:
+        game = request.query_params.get("game") or None
+        listed = await self.source.list_matches(game)
+        games = sorted(self.source.registry.games())
+        return _html(list_page(_newest(listed["matches"]), games, game))
+
+    async def match_page(self, request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        state = await self.source.watch(match_id)
+        return _html(match_page(state))
+
+    # --- API ------------------------------------------------------------------------------
+
+    async def matches(self, request: Request) -> Response:
+        listed = await self.source.list_matches(request.query_params.get("game") or None)
+        return _json({"matches": _newest(listed["matches"])})
+
+    async def match(self, request: Request) -> Response:
+        state = await self.source.watch(request.path_params["match_id"], _number(request, "since"))
+        return _json(state)
+
+    async def panels(self, request: Request) -> Response:
+        """The board and charts once event `at` was logged (default: now). An earlier state is a replay:
+        a few at a time, and cached once the match is over (it cannot change any more)."""
+        match_id = request.path_params["match_id"]
+        at = _number(request, "at")
+        if at is None:
+            return _json(await self._draw(match_id, None))
+        key = (match_id, at)
+        if key in self._panels:
+            self._panels.move_to_end(key)
+            return _json(self._panels[key])
+        async with self._replays:
+            panels = await self._draw(match_id, at)
+        if panels["finished"]:
+            self._panels[key] = panels
+            while len(self._panels) > CACHED_PANELS:
+                self._panels.popitem(last=False)
+        return _json(panels)
+
+    async def _draw(self, match_id: str, at: int | None) -> dict[str, Any]:
+        seen = await self.source.spectate(match_id, at)
+        view, result, registry = seen["view"], seen.get("result"), self.source.registry
+        board = None if view is None else registry.render_board(seen["game_id"], view, seen["events"])
+        outcome = None
+        if result is not None and seen["at"] >= seen["cursor"]:
+            outcome = await asyncio.to_thread(
+                outcome_chart, seen["game_id"], seen["config"], result, view.get("role_order"), registry
+            )
+        return {
+            "at": seen["at"],
+            "finished": seen["status"] == "finished",
+            "board": board,
+            "offers": offers_chart(seen["events"], seen["players"], max(seen["at"], 1)),
+            "outcome": outcome,
+        }
+
+    async def stream(self, request: Request) -> Response:
+        """Server-Sent Events: an `update` (the watch state) whenever something public happens, from
+        cursor `since`; the stream ends once the match is over or the client goes."""
+        match_id = request.path_params["match_id"]
+        since = _number(request, "since")
+        first = await self.source.watch(match_id, since)  # an unknown match is refused before streaming
+        client = _client(request)
+        if self._streams[client] >= self.max_streams:
+            raise NegotiationError(
+                ErrorCode.LIMIT_REACHED,
+                f"At most {self.max_streams} live streams per client; close a match page first.",
+                limit="max_streams_per_client",
+            )
+        self._streams[client] += 1
+        return StreamingResponse(
+            self._updates(request, first, client),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no", **SECURITY_HEADERS},
+        )
+
+    async def _updates(self, request: Request, state: dict[str, Any], client: str) -> AsyncIterator[str]:
+        try:
+            while True:
+                if state["events"] or state["status"] == "finished":
+                    yield f"event: update\ndata: {json.dumps(state, allow_nan=False)}\n\n"
+                else:
+                    yield ": still watching\n\n"
+                if state["status"] == "finished" or await request.is_disconnected():
+                    return
+                state = await self.source.watch(state["match_id"], state["cursor"], STREAM_POLL_SECONDS)
+        except NegotiationError as refusal:  # the match left memory while we watched
+            yield f"event: failure\ndata: {json.dumps(refusal.to_dict())}\n\n"
+        finally:
+            self._streams[client] -= 1
+            if self._streams[client] <= 0:
+                del self._streams[client]
+
+
+def viewer_app(source: MatchSource, *, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT) -> Starlette:
+    """The viewer's routes, all under /view (so it can sit beside another app; see `beside`); / leads there."""
+    viewer = Viewer(source, max_streams_per_client=max_streams_per_client)
+    static = StaticFiles(directory=Path(__file__).parent / "static")
+    routes = [
+        Route("/", viewer.list_page),
+        Route("/match/{match_id}", viewer.match_page),
+        Route("/api/matches", viewer.matches),
+        Route("/api/matches/{match_id}", viewer.match),
+        Route("/api/matches/{match_id}/panels", viewer.panels),
+        Route("/api/matches/{match_id}/stream", viewer.stream),
+        Mount("/static", static),
+    ]
+    return Starlette(
+        routes=[Mount(PREFIX, routes=routes), Route("/", _home)],
+        exception_handlers={NegotiationError: _refused},
+    )
+
+
+def beside(app: Asgi, viewer: Asgi) -> Asgi:
+    """`app` with the viewer answering every HTTP request under /view. The viewer shows only public
+    data, so it is open even where `app` asks for a bearer token (a browser cannot send one)."""
+
+    async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == PREFIX or path.startswith(PREFIX + "/")):
+            await viewer(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return dispatch
+
+
+async def _home(request: Request) -> Response:
+    """Served on its own, the viewer's root leads to its match list."""
+    return RedirectResponse(f"{PREFIX}/")
+
+
+async def _refused(request: Request, refusal: Exception) -> Response:
+    assert isinstance(refusal, NegotiationError)
+    status = {ErrorCode.UNKNOWN_MATCH: 404, ErrorCode.LIMIT_REACHED: 429}.get(refusal.code, 400)
+    return JSONResponse(refusal.to_dict(), status_code=status, headers=SECURITY_HEADERS)
+
+
+def _number(request: Request, name: str) -> int | None:
+    """A non-negative integer query parameter, or None when absent."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{name}` must be a non-negative integer.")
+    return int(raw)
+
+
+def _client(request: Request) -> str:
+    auth = request.headers.get("authorization", "")
+    if auth.startswith("Bearer "):
+        return "token:" + auth.removeprefix("Bearer ")
+    return "address:" + (request.client.host if request.client else "unknown")
+
+
+def _newest(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return list(reversed(matches[-MAX_LISTED:]))
+
+
+def _html(body: str) -> HTMLResponse:
+    return HTMLResponse(body, headers={"cache-control": "no-store", **SECURITY_HEADERS})
+
+
+def _json(value: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(value, headers={"cache-control": "no-store", **SECURITY_HEADERS})

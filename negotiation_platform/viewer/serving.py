@@ -1,0 +1,28 @@
+"""Running the viewer with uvicorn, alone or beside a transport's HTTP app."""
+
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+
+from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer
+from negotiation_platform.viewer.app import beside, viewer_app
+from negotiation_platform.viewer.source import MatchSource
+
+
+def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
+    """`app` with the viewer of `source` at /view, said on stderr; `app` alone when there is no source
+    (`--no-view`). The viewer shows public data only and needs no token."""
+    if source is None:
+        return app
+    print(f"match viewer on {base_url}/view/ (public, no token needed)", file=sys.stderr, flush=True)
+    return beside(app, viewer_app(source))
+
+
+def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -> None:
+    sock = bind(host, port)
+    app: Asgi = viewer_app(source)
+    announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
+    served = require_bearer(app, token) if token else app
+    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
