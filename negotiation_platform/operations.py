@@ -79,7 +79,13 @@ OPERATIONS: dict[str, Operation] = {
     "get_result": Operation(
         "The result of a match: agreement, terms and payoffs once finished, otherwise its status.", ("match_id",)
     ),
-    "list_matches": Operation("The matches on this server with their status and free seats."),
+    "list_matches": Operation(
+        "The matches on this server, newest first, with their status and free seats; filter by `status` "
+        "(waiting_for_players, running, finished, abandoned), `game_id` and `since` (created at or after this "
+        "ISO 8601 time); `limit` (1..500, default 100) per page, and pass `next_cursor` as `cursor` for the next.",
+        (),
+        ("status", "game_id", "since", "limit", "cursor"),
+    ),
 }
 
 

@@ -59,5 +59,12 @@ class RemoteArena(ABC):
     async def get_result(self, match_id: str) -> dict[str, Any]:
         return await self.call("get_result", match_id=match_id)
 
-    async def list_matches(self) -> dict[str, Any]:
-        return await self.call("list_matches")
+    async def list_matches(
+        self,
+        status: str | None = None,
+        game_id: str | None = None,
+        since: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        return await self.call("list_matches", status=status, game_id=game_id, since=since, limit=limit, cursor=cursor)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import uvicorn
-from starlette.applications import Starlette
 
-from negotiation_platform.arena.exposure import announce, bind, one_line_logs, require_bearer
+from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer
 
 JSONRPC_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 """Logs a full traceback for every malformed JSON-RPC body; a client's mistake gets one line."""
 
 
-def run(app: Starlette, host: str, port: int, banner: str, token: str | None = None) -> None:
+def run(app: Asgi, host: str, port: int, banner: str, token: str | None = None) -> None:
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)

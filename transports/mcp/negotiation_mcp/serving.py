@@ -10,7 +10,14 @@ from starlette.applications import Starlette
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
-from negotiation_platform.arena.exposure import announce, bind, is_loopback, require_bearer
+from negotiation_platform.arena.exposure import (
+    announce,
+    bind,
+    is_loopback,
+    require_bearer,
+    start_arena,
+    with_lifespan,
+)
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -18,7 +25,15 @@ LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 def serve_stdio(arena: Arena) -> None:
     """Serve over stdin/stdout until the client closes the pipe; nothing else may write to stdout."""
     server = build_server(arena, HouseSeats(arena))
-    anyio.run(server.run_stdio_async)
+
+    async def run() -> None:
+        await start_arena(arena)
+        try:
+            await server.run_stdio_async()
+        finally:
+            await arena.close()
+
+    anyio.run(run)
 
 
 def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | None = None) -> Starlette:
@@ -38,9 +53,10 @@ def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | N
 
 
 def serve_http(arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None) -> None:
-    """Bind first (a taken port is one error line), then announce, then serve; `token` guards every request."""
+    """Bind first (a taken port is one error line), then announce, then serve; `token` guards every request.
+    Stored matches are resumed when the server starts, before it answers."""
     sock = bind(host, port)
-    app = http_app(arena, host, allowed_hosts)
+    app = with_lifespan(http_app(arena, host, allowed_hosts), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     served = require_bearer(app, token) if token else app
     uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
