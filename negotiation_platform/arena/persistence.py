@@ -102,19 +102,41 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         help="this process's name in the store's match leases, e.g. the URL it is reached at "
         "(default: HOST:PORT; a restart under the same name resumes its matches at once)",
     )
+    parser.add_argument(
+        "--lease-seconds",
+        type=_seconds,
+        default=LEASE_SECONDS,
+        help="how long after this process's last sign of life another process may take over its matches",
+    )
 
 
-def attach_store(arena: Arena, args: argparse.Namespace, default_instance: str) -> None:
-    """Open the store that `args` name (if any) for `arena`; a store it must not read ends the command."""
+def attach_store(arena: Arena, location: str | None, instance: str, lease_seconds: float = LEASE_SECONDS) -> None:
+    """Keep `arena`'s matches in the store at `location` (default: `default_location()`), as `instance`;
+    a store it must not read, or cannot reach, ends the command with the reason."""
     from negotiation_platform.store.schema import SchemaMismatch
 
-    location = args.store or default_location()
+    where = location or default_location()
     try:
-        store = open_store(location)
+        store = open_store(where)
     except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
-        raise SystemExit(f"cannot use --store {location}: {refused}") from None
+        raise SystemExit(f"cannot use --store {where}: {refused}") from None
     if store is not None:
-        arena.use_store(Persistence(store, args.instance or default_instance))
+        arena.use_store(Persistence(store, instance, lease_seconds))
+
+
+def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -> None:
+    """`attach_store` from the options of `add_store_arguments`; `instance` unless --instance names one."""
+    attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 86_400:
+        raise argparse.ArgumentTypeError(f"must be from 1 to 86400 seconds, got {text!r}")
+    return value
 
 
 def default_instance(*parts: object) -> str:

@@ -23,7 +23,7 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
-from negotiation_platform.cli.store_commands import add_store_commands, cmd_export, cmd_matches
+from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.transports import Transport
@@ -59,9 +59,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     play.add_argument(
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
-    play.add_argument(
-        "--store", default=None, metavar="PATH|URL", help="also keep the match in this store (in-process play only)"
-    )
+    add_store_option(play, "also keep the match in this store (in-process play only; none by default)")
 
     simulate = sub.add_parser("simulate", help="run many matches at once with the game's JAX kernel")
     simulate.add_argument("game")
@@ -149,7 +147,7 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
         # One match per run: a stable match id keeps the output reproducible (unless it is stored with others).
         arena = Arena(registry) if args.store is not None else Arena(registry, new_match_id=lambda: "match-1")
         if args.store is not None:
-            attach_store(arena, args, default_instance("play", os.getpid()))
+            attach_store(arena, args.store, default_instance("play", os.getpid()))
         connect: AbstractAsyncContextManager[ArenaApi] = _in_process(arena)
     else:
         connect = _transport_for(registry, args.via).connect(args.via)

@@ -23,21 +23,20 @@ def add_store_option(parser: argparse.ArgumentParser, purpose: str) -> None:
         "--store",
         default=None,
         metavar="PATH|URL",
-        help=f"{purpose}: an SQLite file or a postgresql:// URL (default: $NEGOTIATION_STORE, else "
-        f"{default_location()})",
+        help=f"{purpose}: an SQLite file or a postgresql:// URL",
     )
 
 
 def add_store_commands(sub: Any) -> None:
     matches = sub.add_parser("matches", help="list the matches of a store, newest first")
-    add_store_option(matches, "the store to read")
+    add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
     matches.add_argument("--game", default=None, help="only this game")
     matches.add_argument("--status", choices=STATUSES, default=None)
     matches.add_argument("--limit", type=int, default=100, help="at most this many (newest first)")
     matches.add_argument("--json", action="store_true", help="one JSON object per line, seeds of running ones left out")
 
     export = sub.add_parser("export", help="write the store's finished matches for analysis (.jsonl or .parquet)")
-    add_store_option(export, "the store to read")
+    add_store_option(export, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
     export.add_argument("--out", required=True, type=Path, help="results.jsonl, or results.parquet (needs pyarrow)")
     export.add_argument("--game", default=None, help="only this game")
     export.add_argument("--events", action="store_true", help="add each match's event log")

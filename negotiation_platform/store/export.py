@@ -2,8 +2,8 @@
 
 A row holds `match_id, game_id, config, seed, players, agents, agreement, terms, payoffs, winner,
 rounds, created_at, started_at, finished_at, duration_seconds` (and `events`, the whole log with
-visibility, when asked). `players` are the agent ids in seat order, `agents` the built-in agent
-each seat was played by server-side (null for a client's seat). Only finished matches are
+visibility, when asked). `players` are the agent ids in seat order, `agents` who played each seat:
+the server-side agent (`concession`, `a2a:URL`) or the name its client gave. Only finished matches are
 exported: a running match's seed is still secret.
 
     pandas.read_json("results.jsonl", lines=True)      polars.read_parquet("results.parquet")
@@ -36,7 +36,7 @@ def match_row(record: MatchRecord) -> dict[str, Any]:
         "config": record.config,
         "seed": record.seed,
         "players": record.players,
-        "agents": [(s.house or {}).get("agent") for s in record.seats],
+        "agents": [s.agent for s in record.seats],
         "agreement": result.get("agreement"),
         "terms": result.get("terms"),
         "payoffs": result.get("payoffs"),

@@ -45,6 +45,12 @@ class SeatRecord:
     left: bool = False
     """The seat resigned (leave_game): its turns are default moves."""
 
+    @property
+    def agent(self) -> str:
+        """Who played it: the server-side agent (e.g. `concession`, `a2a:URL`), else the name its client gave."""
+        house = (self.house or {}).get("agent")
+        return house if isinstance(house, str) else self.name
+
 
 @dataclass(frozen=True)
 class MatchRecord:
@@ -82,7 +88,7 @@ class MatchRecord:
             "config": self.config,
             "seats": {"filled": len(self.seats), "total": self.seats_total},
             "players": {s.agent_id: s.name for s in self.seats},
-            "agents": {s.agent_id: (s.house or {}).get("agent") for s in self.seats},
+            "agents": {s.agent_id: s.agent for s in self.seats},
             "round": self.round,
             "created_at": self.created_at,
             "started_at": self.started_at,

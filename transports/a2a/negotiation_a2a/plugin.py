@@ -10,7 +10,7 @@ from typing import Any
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token, with_lifespan
-from negotiation_platform.arena.persistence import add_store_arguments, attach_store, default_instance
+from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
@@ -44,7 +44,7 @@ class A2aTransport:
         from negotiation_a2a.serving import run
 
         arena.policy = policy_from_args(args)
-        attach_store(arena, args, default_instance(args.port))
+        attach_served_store(arena, args, default_instance(args.port))
         base = args.public_url or f"http://{args.host}:{args.port}"
         token = auth_token(args.auth_token_file)
         app = with_lifespan(build_arena_app(arena, base), arena)

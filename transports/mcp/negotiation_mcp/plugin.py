@@ -9,7 +9,7 @@ from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
-from negotiation_platform.arena.persistence import add_store_arguments, attach_store, default_instance
+from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
@@ -37,7 +37,9 @@ class McpTransport:
 
         arena.policy = policy_from_args(args)
         stdio = args.transport == "stdio"
-        attach_store(arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port))
+        attach_served_store(
+            arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port)
+        )
         if stdio:
             serve_stdio(arena)
         else:
