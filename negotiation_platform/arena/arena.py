@@ -111,6 +111,8 @@ class LiveMatch:
     finished_at: float | None = None
     seated_at: float = 0.0
     """When a seat was last taken: a match still waiting for players long after that is abandoned."""
+    held_since: float = 0.0
+    """When this process began to hold it (created or adopted), on the arena's clock."""
     follower: str | None = None
     """Set on a read-only copy rebuilt from the store: the process that owns the match (or "finished")."""
     event_count: int = 0
@@ -236,6 +238,7 @@ class Arena:
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
             creator=creator,
+            held_since=self._clock(),
         )
         self._matches[live.match_id] = live
         try:
@@ -243,6 +246,7 @@ class Arena:
         except BaseException:
             self._matches.pop(live.match_id, None)
             raise
+        self._keep_leases()
         return {"match_id": live.match_id, "agent_id": seat.agent_id, "token": token, "seats": live.seats_total}
 
     async def join_game(
@@ -720,6 +724,7 @@ class Arena:
         record = await persist.read(lambda: persist.store.get_match(match_id))  # ours now: nobody else writes it
         assert record is not None
         live = await self._rebuild(record)
+        live.held_since = self._clock()
         self._matches[match_id] = live
         self._followed.pop(match_id, None)
         await self._reattach_house_seats(live)
@@ -802,7 +807,14 @@ class Arena:
         """Start renewing this process's leases (once, on the running loop)."""
         if self._persist is None or self._renewal is not None:
             return
-        self._renewal = asyncio.get_running_loop().create_task(self._persist.keep_leases())
+        self._renewal = asyncio.get_running_loop().create_task(self._persist.keep_leases(self._clock, self._still_held))
+
+    def _still_held(self, ours: set[str], renewed_at: float) -> None:
+        """Forget unfinished matches whose lease another process has taken (this one stalled too long)."""
+        for live in list(self._matches.values()):
+            if live.match_id not in ours and live.held_since < renewed_at and live.status != "finished":
+                log.warning("match %s is now played by another process; forgetting this copy", live.match_id)
+                self._forget(live)
 
     def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int) -> dict[str, Any]:
         state: dict[str, Any] = {

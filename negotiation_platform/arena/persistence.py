@@ -54,14 +54,18 @@ class Persistence:
         """Run a reading call of the store off the loop."""
         return await asyncio.to_thread(guarded, fn)
 
-    async def keep_leases(self) -> None:
-        """Renew this owner's leases well before they expire, until cancelled."""
+    async def keep_leases(self, clock: Callable[[], float], held: Callable[[set[str], float], None]) -> None:
+        """Renew this owner's leases well before they expire, until cancelled; after each renewal,
+        `held(matches still ours, clock() when the renewal began)` lets the arena forget the others."""
         while True:
             await asyncio.sleep(self.lease_seconds / 3)
+            began = clock()
             try:
-                await asyncio.to_thread(self.store.renew, self.owner, self.lease_seconds)
+                ours = await asyncio.to_thread(self.store.renew, self.owner, self.lease_seconds)
             except StoreUnavailable as failure:
                 log.warning("could not renew match leases: %s", failure)
+                continue
+            held(ours, began)
 
 
 def guarded(fn: Callable[[], T]) -> T:

@@ -143,14 +143,17 @@ class SqlStore:
                 return None
             return self._owner(c, match_id) or "nobody (the match is not live)"
 
-    def renew(self, owner: str, lease_seconds: float) -> None:
-        """Extend every lease `owner` holds (a live process does this well before they expire)."""
+    def renew(self, owner: str, lease_seconds: float) -> set[str]:
+        """Extend every lease `owner` holds (a live process does this well before they expire); returns
+        the matches it still holds, so it can forget those another process has taken over."""
         with self._writing() as c:
-            c.execute(
+            renewed = c.execute(
                 schema.leases.update()
                 .where(schema.leases.c.owner == owner)
                 .values(expires_at=self.clock() + lease_seconds)
+                .returning(schema.leases.c.match_id)
             )
+            return {row.match_id for row in renewed}
 
     def release(self, owner: str) -> None:
         """Give up every lease `owner` holds (a clean shutdown), so another process may adopt them at once."""
