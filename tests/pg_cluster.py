@@ -66,7 +66,7 @@ def postgres_cluster(binaries: Path) -> Iterator[str]:
                 "-E",
                 "UTF8",
                 "--no-sync",
-            ],  # fmt: skip
+            ],
             check=True,
             **quiet,  # type: ignore[call-overload]
         )
