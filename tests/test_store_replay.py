@@ -28,7 +28,8 @@ CONFIGS: dict[str, list[dict[str, Any] | None]] = {
     "integrative_negotiation": [None],
     "resource_allocation": [None],
     "auction": [None, {"bidders": 4}],
-    "negotiation_tools": [None],
+    "no_press": [None],
+    "coins_classic": [None],
     "deal_or_no_deal": [None],
     "trust_and_split": [None],
 }
@@ -40,16 +41,17 @@ def canonical(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def play(arena: Arena, seats: list[SeatHandle], match_id: str, stop_after: int | None) -> bool:
-    """Serve the seats in order until the match ends (True) or its log reaches `stop_after` events."""
+    """Serve the seats in order, round after round, until the match ends (True) or, between two rounds
+    of seats (so that a resumed run serves them in the same order), its log has `stop_after` events."""
     while True:
         moved = False
+        if stop_after is not None and (await arena.get_turn_state(match_id, seats[0].token))["cursor"] >= stop_after:
+            return False
         for seat in seats:
             turn = await arena.get_turn_state(match_id, seat.token, since=seat.cursor)
             seat.cursor = turn["cursor"]
             if turn["status"] == "finished":
                 return True
-            if stop_after is not None and turn["cursor"] >= stop_after:
-                return False
             if turn["your_turn"]:
                 moved = await take_turn(arena, match_id, seat, turn) or moved
         assert moved, "random agents always move"

@@ -111,6 +111,8 @@ class LiveMatch:
     finished_at: float | None = None
     seated_at: float = 0.0
     """When a seat was last taken: a match still waiting for players long after that is abandoned."""
+    stored_status: str | None = None
+    """The status its store holds (writes send the status only when it changes)."""
     held_since: float = 0.0
     """When this process began to hold it (created or adopted), on the arena's clock."""
     follower: str | None = None
@@ -666,15 +668,19 @@ class Arena:
             return
         match = live.match
         if match is not None and before is not None:
-            change.update(events=match.events[before:], status=live.status, round=match.round)
-            if match.result is not None:
-                change["result"] = _result_fields(match)
+            change.update(events=match.events[before:], round=match.round)
+            if live.status != live.stored_status:
+                change["status"] = live.status
+                if match.result is not None:
+                    change["result"] = _result_fields(match)
         self._persist.write(live.match_id, **change)
+        live.stored_status = change.get("status", live.stored_status)
 
     def _save_seat(self, live: LiveMatch, seat: Seat) -> None:
         assert self._persist is not None
         if len(live.seats) == 1:
             self._persist.create(self._record(live))
+            live.stored_status = "waiting_for_players"
             if live.match is not None:  # a game for one
                 self._save(live, 0)
             return
@@ -761,6 +767,7 @@ class Arena:
             left={s.agent_id for s in record.seats if s.left},
             seated_at=self._clock(),
             event_count=record.event_count,
+            stored_status=record.status,
         )
         if len(live.seats) == live.seats_total:
             events = await persist.read(lambda: persist.store.events(record.match_id))

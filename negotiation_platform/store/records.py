@@ -126,6 +126,7 @@ class MatchChange:
 
     events: list[Event] = field(default_factory=list)
     status: str | None = None
+    """Only when it changed (with `result` when it became finished)."""
     round: int | None = None
     result: dict[str, Any] | None = None
     seated: SeatRecord | None = None

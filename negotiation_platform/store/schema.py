@@ -64,6 +64,7 @@ events = sa.Table(
     sa.Column("actor", sa.String(64)),
     sa.Column("data", sa.JSON, nullable=False),
     sa.Column("visible_to", sa.JSON),
+    sqlite_with_rowid=False,  # SQLite: one b-tree, keyed by (match_id, seq), so an append writes fewer pages
 )
 
 leases = sa.Table(
