@@ -31,6 +31,8 @@ class ErrorCode(StrEnum):
     LIMIT_REACHED = "limit_reached"
     UNKNOWN_RECIPIENT = "unknown_recipient"
     MESSAGE_TOO_LONG = "message_too_long"
+    WRONG_OWNER = "wrong_owner"
+    STORE_UNAVAILABLE = "store_unavailable"
 
 
 class NegotiationError(Exception):

@@ -80,10 +80,12 @@ OPERATIONS: dict[str, Operation] = {
         "The result of a match: agreement, terms and payoffs once finished, otherwise its status.", ("match_id",)
     ),
     "list_matches": Operation(
-        "The matches on this server (of one game, if `game_id` is given) with their status, free seats and, "
-        "once finished, payoffs.",
+        "The matches on this server, newest first, with their status, free seats and, once finished, payoffs; "
+        "filter by `status` (waiting_for_players, running, finished, abandoned), `game_id` and `since` "
+        "(created at or after this ISO 8601 time); `limit` (1..500, default 100) per page, and pass `next_cursor` "
+        "as `cursor` for the next.",
         (),
-        ("game_id",),
+        ("status", "game_id", "since", "limit", "cursor"),
     ),
     "watch": Operation(
         "Spectate a match without a seat: its status, round, phase, who must act, and the public events after "

@@ -3,6 +3,11 @@
 Transports call `HouseSeats.start_game(..., opponents=["concession"])`: the match is created, the
 caller takes the first seat, and each named built-in agent takes a further seat and plays it as a
 background task on the server's event loop, waiting for its turn like any client.
+
+Each such seat is stored with its agent's name and seed, so when a server restarted on the same
+store resumes the match, the agent is made again and plays on (a remote `a2a:URL` agent is
+contacted again, if the server still allows its URL). A scripted agent decides from the turn
+state alone, so it plays on exactly as it would have.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ class HouseSeats:
     def __init__(self, arena: Arena) -> None:
         self.arena = arena
         self._tasks: set[asyncio.Task[None]] = set()
+        arena.house_driver = self._play_again
 
     async def start_game(
         self,
@@ -52,11 +58,27 @@ class HouseSeats:
         match_id = started["match_id"]
         seated = []
         for index, opponent in enumerate(opponents):
-            agent = make_agent(registry, opponent, random.Random(f"{match_id}:{index}").getrandbits(32))
-            joined = await self.arena.join_game(match_id, name=agent.name)
+            seed = random.Random(f"{match_id}:{index}").getrandbits(32)
+            agent = make_agent(registry, opponent, seed)
+            joined = await self.arena.join_game(match_id, name=agent.name, house={"agent": opponent, "seed": seed})
             self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
         return {**started, "opponents": seated}
+
+    def _play_again(self, match_id: str, agent_id: str, token: str, house: dict[str, Any]) -> None:
+        """A resumed match's server-side seat: make its agent again and play on."""
+        spec = house.get("agent")
+        if not isinstance(spec, str) or (
+            ":" in spec and not self.arena.policy.allows_remote_agent(spec.partition(":")[2])
+        ):
+            log.warning("match %s: seat %s (%r) is not played again: not allowed here", match_id, agent_id, spec)
+            return
+        try:
+            agent = make_agent(self.arena.registry, spec, int(house.get("seed", 0)))
+        except NegotiationError as refused:
+            log.warning("match %s: seat %s (%s) is not played again: %s", match_id, agent_id, spec, refused.message)
+            return
+        self._spawn(match_id, SeatHandle(agent, agent_id, token))
 
     def _spawn(self, match_id: str, seat: SeatHandle) -> None:
         task = asyncio.get_running_loop().create_task(run_seat(self.arena, match_id, seat))

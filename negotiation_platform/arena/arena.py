@@ -8,6 +8,12 @@ here are the ones every transport reuses.
 Game code runs off the event loop (`asyncio.to_thread`) under a per-match lock, so a slow step
 of one match never stalls the others or the server. What a shared server adds (secret seeds,
 turn clocks, limits) is its `ArenaPolicy`; see `negotiation_platform.arena.policy`.
+
+With a store (`use_store`), every call that changes a match writes what it changed before it
+answers, and a match not in memory is loaded from the store: adopted and rebuilt by replaying
+its events when no other live process holds its lease, otherwise read from the store for calls
+that only read (see `negotiation_platform.arena.persistence`). Without one, matches live in
+memory only. Seat tokens are kept as hashes either way.
 """
 
 from __future__ import annotations
@@ -16,15 +22,19 @@ import asyncio
 import contextlib
 import hmac
 import json
+import logging
 import math
 import re
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -35,7 +45,19 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
+from negotiation_platform.store.records import (
+    STATUSES,
+    MatchQuery,
+    MatchRecord,
+    SeatRecord,
+    cursor_of,
+    parse_cursor,
+    token_hash,
+)
 from negotiation_platform.strict_json import json_problem
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.persistence import Persistence
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
@@ -46,13 +68,25 @@ MAX_DEFAULTS_PER_STEP = 10_000
 LEFT = "left the match"
 CALLER: ContextVar[str | None] = ContextVar("negotiation_arena_caller", default=None)
 """Who is calling, as the transport knows it (its address or auth token); limits count per caller."""
+MAX_PAGE = 500
+"""Most matches one list_matches call returns; `next_cursor` fetches the next page."""
+FOLLOW_POLL_SECONDS = 0.25
+"""How often a wait on a match another process plays looks into the store for news."""
+MAX_FOLLOWED = 256
+"""Read-only copies of matches played elsewhere (or finished) kept for readers."""
+STORE_FAILURES = {ErrorCode.WRONG_OWNER, ErrorCode.STORE_UNAVAILABLE}
+HouseDriver = Callable[[str, str, str, dict[str, Any]], None]
+"""(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
+log = logging.getLogger(__name__)
 
 
 @dataclass
 class Seat:
     agent_id: str
-    token: str
+    token_hash: str
     name: str
+    house: dict[str, Any] | None = None
+    """How to rebuild the player of a seat the server plays itself (see `Arena.join_game`)."""
 
 
 @dataclass
@@ -65,6 +99,8 @@ class LiveMatch:
     seed: int
     seats_total: int
     creator: str | None = None
+    """The hash of the caller that created it (per-caller limits count by it)."""
+    created_at: float = field(default_factory=time.time)
     seats: list[Seat] = field(default_factory=list)
     match: Match | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -76,6 +112,17 @@ class LiveMatch:
     finished_at: float | None = None
     seated_at: float = 0.0
     """When a seat was last taken: a match still waiting for players long after that is abandoned."""
+    stored_status: str | None = None
+    """The status its store holds (writes send the status only when it changes)."""
+    held_since: float = 0.0
+    """When this process began to hold it (created or adopted), on the arena's clock."""
+    follower: str | None = None
+    """Set on a read-only copy rebuilt from the store: the process that owns the match (or "finished")."""
+    event_count: int = 0
+    """A read-only copy: the stored log length it was rebuilt from."""
+
+    def players(self) -> list[str]:
+        return [s.agent_id for s in self.seats]
 
     @property
     def status(self) -> str:
@@ -110,6 +157,48 @@ class Arena:
         self._new_match_id = new_match_id
         self._matches: dict[str, LiveMatch] = {}
         self._ticks: set[asyncio.Task[None]] = set()
+        self._persist: Persistence | None = None
+        self._loads: dict[str, asyncio.Task[LiveMatch]] = {}
+        self._followed: OrderedDict[str, LiveMatch] = OrderedDict()
+        self._renewal: asyncio.Task[None] | None = None
+        self.house_driver: HouseDriver | None = None
+        """Set by whoever seats server-side players (`HouseSeats`): called for each such seat of a resumed match."""
+
+    # --- the store ------------------------------------------------------------------------
+
+    def use_store(self, persistence: Persistence) -> None:
+        """Keep every match in `persistence`'s store from now on (set before serving)."""
+        self._persist = persistence
+
+    async def resume(self) -> int:
+        """Adopt every unfinished match of the store that no live process holds; returns how many.
+
+        Each is rebuilt by replaying its events: seats keep their tokens and cursors, every seat
+        due to act gets a fresh turn clock, and server-side seats are handed to `house_driver`.
+        """
+        persist = self._persist
+        if persist is None:
+            return 0
+        adopted = 0
+        for match_id in await persist.read(lambda: persist.store.adoptable(persist.owner)):
+            try:
+                live = await self._load(match_id)
+            except NegotiationError as failure:
+                log.warning("could not resume match %s: %s", match_id, failure.message)
+                continue
+            adopted += live.follower is None
+        self._keep_leases()
+        return adopted
+
+    async def close(self) -> None:
+        """Stop renewing leases and give them up, so another process may adopt the matches at once."""
+        if self._renewal is not None:
+            self._renewal.cancel()
+            self._renewal = None
+        if self._persist is not None:
+            persist = self._persist
+            with contextlib.suppress(NegotiationError):
+                await persist.read(lambda: persist.store.release(persist.owner))
 
     # --- catalogue ------------------------------------------------------------------------
 
@@ -142,7 +231,8 @@ class Arena:
         _name(name)
         spec = entry.cls.spec_for(parsed)
         caller = CALLER.get()
-        self._check_limits(caller)
+        creator = token_hash(caller)[:32] if caller is not None else None
+        await self._check_limits(creator)
         match_id = self._new_match_id()
         live = LiveMatch(
             match_id=match_id,
@@ -150,42 +240,53 @@ class Arena:
             config=parsed.model_dump(mode="json"),
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
-            creator=caller,
+            creator=creator,
+            held_since=self._clock(),
         )
         self._matches[live.match_id] = live
         try:
-            seat = await self._take_seat(live, name)
+            seat, token = await self._take_seat(live, name, None)
         except BaseException:
-            del self._matches[live.match_id]
+            self._matches.pop(live.match_id, None)
             raise
-        return {"match_id": live.match_id, "agent_id": seat.agent_id, "token": seat.token, "seats": live.seats_total}
+        self._keep_leases()
+        return {"match_id": live.match_id, "agent_id": seat.agent_id, "token": token, "seats": live.seats_total}
 
-    async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]:
-        """Take the next free seat of a match; the match starts when the last seat is taken."""
-        live = self._live(match_id)
+    async def join_game(
+        self, match_id: str, name: str | None = None, *, house: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Take the next free seat of a match; the match starts when the last seat is taken.
+
+        `house` (never a transport argument) marks a seat the server plays itself, with what
+        rebuilds its player (JSON): a resumed match hands it to `house_driver` with a fresh token.
+        """
+        live = await self._find(match_id, write=True)
         _name(name)
-        seat = await self._take_seat(live, name)
-        return {"agent_id": seat.agent_id, "token": seat.token}
+        seat, token = await self._take_seat(live, name, house)
+        return {"agent_id": seat.agent_id, "token": token}
 
     async def leave_game(self, match_id: str, token: str) -> dict[str, Any]:
         """Give up a seat. Before the match starts the seat is freed, and the match is dropped when its
         creator leaves (its other seats may be built-in opponents nobody else wants); once it runs,
         every later turn of the seat is its default move, logged as a timeout with the reason "left
         the match", so the others can finish. The token can still read a running match."""
-        live, seat = self._seat(match_id, token)
+        live, seat = await self._seat(match_id, token, write=True)
         async with live.lock:
             if live.match is None:
                 if seat is live.seats[0]:
+                    await self._mutate(live, lambda: self._save(live, status="abandoned"))
                     del self._matches[live.match_id]
                     live.seats.clear()
                     live.signal()
                 else:
+                    await self._mutate(live, lambda: self._save(live, unseated=seat.agent_id))
                     live.seats.remove(seat)
             elif live.match.finished:
                 raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; there is nothing to leave.")
             else:
                 live.left.add(seat.agent_id)
-                await asyncio.to_thread(self._play_for_absent, live)
+                before = len(live.match.events)
+                await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
         self._settled(live)
         return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
 
@@ -195,26 +296,32 @@ class Arena:
         self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
     ) -> dict[str, Any]:
         """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new."""
-        live, seat = self._seat(match_id, token)
         cursor = _cursor(since)
-        return await self._wait_for(
-            live, wait_seconds, lambda: self._turn_state(live, seat, cursor), lambda state: state["your_turn"]
-        )
+
+        async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
+            live, seat = await self._seat(match_id, token)
+            return live, lambda: self._turn_state(live, seat, cursor)
+
+        return await self._wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
 
     async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
         """A spectator's view of a match: its status and the public events after cursor `since`; waits up
         to `wait_seconds` for something new. Needs no seat. A seat's private messages and sealed moves
         are never shown while the match runs, nor after it unless the policy reveals finished matches."""
-        live = self._live(match_id)
         cursor = _cursor(since)
-        return await self._wait_for(live, wait_seconds, lambda: self._spectator_state(live, cursor), lambda _: False)
+
+        async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
+            live = await self._find(match_id)
+            return live, lambda: self._spectator_state(live, cursor)
+
+        return await self._wait_for(locate, wait_seconds, lambda _: False)
 
     async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
         """The game as a spectator may see it once event `at` was logged (default: now), for drawing
         boards: `watch`'s answer with the game's public view (`view`) and the events seen up to then
         (`events`). Earlier states are rebuilt by replaying the match's inputs, off the event loop.
         For viewers; not a transport operation (the draws of a running match never leave the server)."""
-        live = self._live(match_id)
+        live = await self._find(match_id)
         upto = None if at is None else _cursor(at)
         async with live.lock:
             state = self._spectator_state(live, cursor=0, with_events=False)
@@ -236,13 +343,14 @@ class Arena:
 
     async def _wait_for(
         self,
-        live: LiveMatch,
+        locate: Callable[[], Awaitable[tuple[LiveMatch, Callable[[], dict[str, Any]]]]],
         wait_seconds: Any,
-        read: Callable[[], dict[str, Any]],
         done: Callable[[dict[str, Any]], bool],
     ) -> dict[str, Any]:
         """`read()` (under the match's lock) once there are events, the match is over, `done` says so,
-        or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed."""
+        or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed. `locate` finds the match and its
+        reader again whenever the copy in hand went stale (played by another process, or reloaded)."""
+        live, read = await locate()
         if (
             isinstance(wait_seconds, bool)
             or not isinstance(wait_seconds, int | float)
@@ -252,24 +360,31 @@ class Arena:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a finite number >= 0.")
         give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
         while True:
-            if self._matches.get(live.match_id) is not live:  # dropped while we waited
-                raise NegotiationError(ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator.")
             async with live.lock:
                 state = read()
             remaining = give_up - self._clock()
             if done(state) or state["events"] or state["status"] == "finished" or remaining <= 0:
                 return state
-            changed = live.changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), timeout=remaining)
+            if live.follower is not None:  # another process plays it: look into the store again soon
+                await asyncio.sleep(min(remaining, FOLLOW_POLL_SECONDS))
+            else:
+                changed = live.changed
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), timeout=remaining)
+            if live.follower is not None or self._matches.get(live.match_id) is not live:
+                if self._persist is None:  # dropped while we waited
+                    raise NegotiationError(
+                        ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator."
+                    )
+                live, read = await locate()  # its current state, from the store
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
-        live, seat = self._running(match_id, token)
+        live, seat = await self._running(match_id, token)
         text = _text("content", content)
         return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, text))
 
     async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
-        live, seat = self._running(match_id, token)
+        live, seat = await self._running(match_id, token)
         if not isinstance(to, list) or not all(isinstance(r, str) for r in to):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`to` must be a list of agent ids.")
         text = _text("content", content)
@@ -278,7 +393,7 @@ class Arena:
     async def perform_action(
         self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        live, seat = self._running(match_id, token)
+        live, seat = await self._running(match_id, token)
         if payload is not None and not isinstance(payload, dict):
             raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
         problem = json_problem(payload)
@@ -298,60 +413,55 @@ class Arena:
 
         For hosts that relay a remote agent (a late, garbled or illegal reply); not a transport operation.
         """
-        live, seat = self._running(match_id, token)
+        live, seat = await self._running(match_id, token)
         why = _text("reason", reason)
         return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why))
 
     # --- results and listing --------------------------------------------------------------
 
     async def get_result(self, match_id: str) -> dict[str, Any]:
-        live = self._live(match_id)
-        match = live.match
-        if match is None or match.result is None:
-            return {"match_id": live.match_id, "game_id": live.entry.game_id, "status": live.status, "result": None}
-        result = match.result
-        return {
-            "match_id": live.match_id,
-            "game_id": live.entry.game_id,
-            "status": live.status,
-            "seed": live.seed,
-            "config": live.config,
-            "players": {s.agent_id: s.name for s in live.seats},
-            "agreement": result.game_data["agreement"],
-            "terms": result.game_data["terms"],
-            "payoffs": result.final_scores,
-            "winner": result.winner,
-            "rounds": result.total_rounds,
-            "result": result.to_dict(),
-        }
+        """The result once finished (the seed used included), otherwise the status; from the store
+        when the match is not in memory (finished long ago, or played by another process)."""
+        live = self._matches.get(match_id) if isinstance(match_id, str) else None
+        if live is not None and live.follower is None:
+            return _result(self._record(live))
+        persist = self._persist
+        if persist is None or not isinstance(match_id, str):
+            raise _unknown(match_id)
+        record = await persist.read(lambda: persist.store.get_match(match_id))
+        if record is None:
+            raise _unknown(match_id)
+        return _result(record)
 
-    async def list_matches(self, game_id: str | None = None) -> dict[str, Any]:
-        """The matches in memory (of one game, if given), oldest first, and the limits that apply
-        (finished ones leave after a while). Finished matches carry their payoffs."""
-        if game_id is not None:
-            _text("game_id", game_id)
-        self._evict()
-        return {
-            "limits": self.policy.limits(),
-            "matches": [
-                {
-                    "match_id": live.match_id,
-                    "game_id": live.entry.game_id,
-                    "status": live.status,
-                    "seats": {"filled": len(live.seats), "total": live.seats_total},
-                    "players": [s.agent_id for s in live.seats],
-                    "round": live.match.round if live.match else 0,
-                    "payoffs": live.match.result.final_scores if live.match and live.match.result else None,
-                }
-                for live in self._matches.values()
-                if game_id is None or live.entry.game_id == game_id
-            ],
-        }
+    async def list_matches(
+        self,
+        status: str | None = None,
+        game_id: str | None = None,
+        since: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        """Matches newest first, filtered by status, game and creation time (ISO 8601 `since`), a page
+        at a time (`next_cursor`), and the limits that apply. With a store: every match it holds,
+        whichever process plays it; without one: those in memory (finished ones leave after a while)."""
+        query = _match_query(status, game_id, since, limit, cursor)
+        await self._evict()
+        persist = self._persist
+        if persist is not None:
+            page = await persist.read(lambda: persist.store.list_matches(query))
+            records, next_cursor = page.matches, page.next_cursor
+        else:
+            records, next_cursor = _page(
+                [self._record(live) for live in self._matches.values() if live.follower is None], query
+            )
+        return {"limits": self.policy.limits(), "matches": [_listed(r) for r in records], "next_cursor": next_cursor}
 
     def events(self, match_id: str) -> list[dict[str, Any]]:
-        """The whole log of a match, for its host (a CLI or a test), never exposed to a seat."""
-        match = self._live(match_id).match
-        return [e.to_dict() for e in match.events] if match is not None else []
+        """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat."""
+        live = self._matches.get(match_id)
+        if live is None:
+            raise _unknown(match_id)
+        return [e.to_dict() for e in live.match.events] if live.match is not None else []
 
     # --- internals ------------------------------------------------------------------------
 
@@ -368,8 +478,8 @@ class Arena:
                 problems=problems,
             ) from None
 
-    def _check_limits(self, caller: str | None) -> None:
-        self._evict()
+    async def _check_limits(self, caller: str | None) -> None:
+        await self._evict()
         policy = self.policy
         live = [m for m in self._matches.values() if m.status != "finished"]
         if policy.max_live_matches is not None and len(live) >= policy.max_live_matches:
@@ -387,36 +497,49 @@ class Arena:
                 limit="max_waiting_per_caller",
             )
 
-    def _evict(self) -> None:
-        """Forget matches finished, or still waiting for players, longer than the policy's TTL."""
+    async def _evict(self) -> None:
+        """Forget matches finished, or still waiting for players, longer than the policy's TTL
+        (the store keeps finished ones; the waiting ones are abandoned there)."""
         ttl = self.policy.finished_ttl
         if ttl is None:
             return
         now = self._clock()
-        for match_id in [
-            m.match_id
+        for live in [
+            m
             for m in self._matches.values()
             if now - (m.finished_at if m.finished_at is not None else m.seated_at) >= ttl
             and (m.finished_at is not None or m.match is None)
         ]:
-            del self._matches[match_id]
+            if live.match is None and self._persist is not None:
+                with contextlib.suppress(NegotiationError):
+                    await self._mutate(live, partial(self._save, live, None, status="abandoned"))
+            self._matches.pop(live.match_id, None)
 
-    def _live(self, match_id: str) -> LiveMatch:
+    async def _find(self, match_id: str, *, write: bool = False) -> LiveMatch:
+        """The match: in memory, else loaded from the store. A call that changes it (`write`) needs
+        a match this process owns; one that reads may get a read-only copy of another's."""
         live = self._matches.get(match_id) if isinstance(match_id, str) else None
         if live is None:
-            raise NegotiationError(ErrorCode.UNKNOWN_MATCH, f"No match {match_id!r}; list_matches shows them.")
+            if self._persist is None or not isinstance(match_id, str):
+                raise _unknown(match_id)
+            live = await self._load(match_id)
+        if write and live.follower not in (None, "finished"):
+            from negotiation_platform.arena.persistence import wrong_owner
+
+            raise wrong_owner(live.match_id, live.follower)
         return live
 
-    def _seat(self, match_id: str, token: str) -> tuple[LiveMatch, Seat]:
-        live = self._live(match_id)
+    async def _seat(self, match_id: str, token: str, *, write: bool = False) -> tuple[LiveMatch, Seat]:
+        live = await self._find(match_id, write=write)
         if isinstance(token, str):
+            digest = token_hash(token)
             for seat in live.seats:
-                if hmac.compare_digest(seat.token.encode(), token.encode()):
+                if hmac.compare_digest(seat.token_hash, digest):
                     return live, seat
         raise NegotiationError(ErrorCode.FORBIDDEN, "This token does not hold a seat in this match.")
 
-    def _running(self, match_id: str, token: str) -> tuple[LiveMatch, Seat]:
-        live, seat = self._seat(match_id, token)
+    async def _running(self, match_id: str, token: str) -> tuple[LiveMatch, Seat]:
+        live, seat = await self._seat(match_id, token, write=True)
         if live.match is None:
             raise NegotiationError(
                 ErrorCode.NOT_STARTED,
@@ -426,7 +549,8 @@ class Arena:
             raise NegotiationError(ErrorCode.FORBIDDEN, "You left this match; your turns are played by default.")
         return live, seat
 
-    async def _take_seat(self, live: LiveMatch, name: str | None) -> Seat:
+    async def _take_seat(self, live: LiveMatch, name: str | None, house: dict[str, Any] | None) -> tuple[Seat, str]:
+        """Seat a new player; returns the seat and its token (which only its hash is kept of)."""
         async with live.lock:
             if len(live.seats) >= live.seats_total:
                 raise NegotiationError(ErrorCode.MATCH_FULL, f"Match {live.match_id} has no free seat.")
@@ -436,7 +560,8 @@ class Arena:
             while agent_id in taken:
                 n += 1
                 agent_id = f"{base}_{n}"
-            seat = Seat(agent_id=agent_id, token=secrets.token_urlsafe(24), name=name or agent_id)
+            token = secrets.token_urlsafe(24)
+            seat = Seat(agent_id=agent_id, token_hash=token_hash(token), name=name or agent_id, house=house)
             if len(live.seats) + 1 == live.seats_total:
                 live.match = await asyncio.to_thread(
                     Match,
@@ -449,16 +574,19 @@ class Arena:
                 )
             live.seats.append(seat)
             live.seated_at = self._clock()
+            if self._persist is not None:
+                await self._mutate(live, lambda: self._save_seat(live, seat))
         self._settled(live)
-        return seat
+        return seat, token
 
     async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], list[Any]]) -> dict[str, Any]:
-        """Run a change on the match off the loop, then wake waiters, re-arm the clocks, report what happened."""
+        """Run a change on the match off the loop (and write it to the store), then wake waiters,
+        re-arm the clocks, report what happened."""
         match = live.match
         assert match is not None
         async with live.lock:
             before = len(match.events)
-            await asyncio.to_thread(self._change, live, change)
+            await self._mutate(live, lambda: self._change(live, change, before))
             live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
             acting = match.acting()
             outcome = {
@@ -472,10 +600,15 @@ class Arena:
         self._settled(live)
         return outcome
 
-    def _change(self, live: LiveMatch, change: Callable[[Match], list[Any]]) -> None:
+    def _change(self, live: LiveMatch, change: Callable[[Match], list[Any]], before: int) -> None:
         assert live.match is not None
         change(live.match)
+        self._play_and_save(live, before)
+
+    def _play_and_save(self, live: LiveMatch, before: int, **change: Any) -> None:
+        """Default moves for seats that left, then the store write of everything since `before`."""
         self._play_for_absent(live)
+        self._save(live, before, **change)
 
     def _play_for_absent(self, live: LiveMatch) -> None:
         """Default moves for every due seat that left the match (runs off the loop, under the lock)."""
@@ -531,13 +664,20 @@ class Arena:
 
     async def _tick(self, live: LiveMatch) -> None:
         """A clock ran out: the phase's deadline, or a seat's turn clock (its default move is played)."""
+        if self._matches.get(live.match_id) is not live:
+            return  # forgotten meanwhile (its store write failed): whoever loads it again runs its clocks
         async with live.lock:
             match = live.match
             if match is not None and not match.finished:
-                await asyncio.to_thread(self._expire, live, match, self._clock())
+                now, before = self._clock(), len(match.events)
+                try:
+                    await self._mutate(live, lambda: self._expire(live, match, now, before))
+                except NegotiationError as failure:
+                    log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
+                    return
         self._settled(live)
 
-    def _expire(self, live: LiveMatch, match: Match, now: float) -> None:
+    def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
         """Runs off the loop, under the lock. Only the turn that was late is forfeited: once the
         round or phase moves on, the seats due in it get fresh clocks."""
         timeout = self.policy.turn_timeout
@@ -554,7 +694,188 @@ class Arena:
                 live.turn_started.pop(agent_id)
             if (match.round, match.phase) != turn:
                 live.turn_started.clear()
-        self._play_for_absent(live)
+        self._play_and_save(live, before)
+
+    # --- keeping matches in the store -----------------------------------------------------
+
+    async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
+        """Run `work` (a change and its store write) off the loop. If the store refused the write, the
+        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there."""
+        try:
+            await asyncio.to_thread(work)
+        except NegotiationError as failure:
+            if failure.code in STORE_FAILURES:
+                self._forget(live)
+            raise
+
+    def _forget(self, live: LiveMatch) -> None:
+        if self._matches.get(live.match_id) is live:
+            del self._matches[live.match_id]
+        if live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+        live.signal()
+
+    def _save(self, live: LiveMatch, before: int | None = None, **change: Any) -> None:
+        """Write what changed (the events from `before` on, status, round, result); blocking, off the loop."""
+        if self._persist is None:
+            return
+        match = live.match
+        if match is not None and before is not None:
+            change.update(events=match.events[before:], round=match.round)
+            if live.status != live.stored_status:
+                change["status"] = live.status
+                if match.result is not None:
+                    change["result"] = _result_fields(match)
+        self._persist.write(live.match_id, **change)
+        live.stored_status = change.get("status", live.stored_status)
+
+    def _save_seat(self, live: LiveMatch, seat: Seat) -> None:
+        assert self._persist is not None
+        if len(live.seats) == 1:
+            self._persist.create(self._record(live))
+            live.stored_status = "waiting_for_players"
+            if live.match is not None:  # a game for one
+                self._save(live, 0)
+            return
+        self._save(live, 0 if live.match is not None else None, seated=_seat_record(seat))
+
+    def _record(self, live: LiveMatch) -> MatchRecord:
+        match = live.match
+        return MatchRecord(
+            match_id=live.match_id,
+            game_id=live.entry.game_id,
+            config=live.config,
+            seed=live.seed,
+            seats_total=live.seats_total,
+            status=live.status,
+            created_at=live.created_at,
+            creator=live.creator,
+            seats=tuple(_seat_record(s, s.agent_id in live.left) for s in live.seats),
+            round=match.round if match is not None else 0,
+            event_count=len(match.events) if match is not None else 0,
+            result=_result_fields(match) if match is not None and match.result is not None else None,
+        )
+
+    async def _load(self, match_id: str) -> LiveMatch:
+        """The match rebuilt from the store; one load at a time per match, however many callers ask."""
+        pending = self._loads.get(match_id)
+        if pending is None:
+            pending = asyncio.get_running_loop().create_task(self._load_now(match_id))
+            self._loads[match_id] = pending
+            pending.add_done_callback(lambda _: self._loads.pop(match_id, None))
+        return await asyncio.shield(pending)
+
+    async def _load_now(self, match_id: str) -> LiveMatch:
+        """Adopt an unfinished match whose lease is free (or ours); else a read-only copy for readers."""
+        persist = self._persist
+        assert persist is not None
+        record = await persist.read(lambda: persist.store.get_match(match_id))
+        if record is None or record.status == "abandoned":
+            raise _unknown(match_id)
+        if record.status == "finished":
+            return await self._follow(record, "finished")
+        try:
+            await asyncio.to_thread(persist.claim, match_id)
+        except NegotiationError as refused:
+            if refused.code is not ErrorCode.WRONG_OWNER:
+                raise
+            return await self._follow(record, refused.details["owner"])
+        record = await persist.read(lambda: persist.store.get_match(match_id))  # ours now: nobody else writes it
+        assert record is not None
+        live = await self._rebuild(record)
+        live.held_since = self._clock()
+        self._matches[match_id] = live
+        self._followed.pop(match_id, None)
+        await self._reattach_house_seats(live)
+        self._settled(live)
+        self._keep_leases()
+        log.info("resumed match %s (%s, %s)", match_id, record.game_id, live.status)
+        return live
+
+    async def _follow(self, record: MatchRecord, owner: str) -> LiveMatch:
+        """A read-only copy of a stored match, rebuilt again only when its log has grown."""
+        known = self._followed.get(record.match_id)
+        if known is None or known.event_count != record.event_count or len(known.seats) != len(record.seats):
+            known = await self._rebuild(record)
+            self._followed[record.match_id] = known
+            while len(self._followed) > MAX_FOLLOWED:
+                self._followed.popitem(last=False)
+        known.follower = owner
+        return known
+
+    async def _rebuild(self, record: MatchRecord) -> LiveMatch:
+        """A match as stored: seats from its record, state by replaying its events into a fresh `Match`."""
+        persist = self._persist
+        assert persist is not None
+        entry = self.registry.game(record.game_id)
+        live = LiveMatch(
+            match_id=record.match_id,
+            entry=entry,
+            config=record.config,
+            seed=record.seed,
+            seats_total=record.seats_total,
+            creator=record.creator,
+            created_at=record.created_at,
+            seats=[Seat(s.agent_id, s.token_hash, s.name, s.house) for s in record.seats],
+            left={s.agent_id for s in record.seats if s.left},
+            seated_at=self._clock(),
+            event_count=record.event_count,
+            stored_status=record.status,
+        )
+        if len(live.seats) == live.seats_total:
+            events = await persist.read(lambda: persist.store.events(record.match_id))
+            live.match = await asyncio.to_thread(
+                Match.replay,
+                entry.cls,
+                live.players(),
+                events,
+                config=record.config,
+                seed=record.seed,
+                match_id=record.match_id,
+                clock=self._clock,
+            )
+            if len(live.match.events) != record.event_count:
+                log.error(
+                    "match %s: replay gave %d events, the store holds %d",
+                    record.match_id,
+                    len(live.match.events),
+                    record.event_count,
+                )
+                raise NegotiationError(
+                    ErrorCode.STORE_UNAVAILABLE,
+                    f"Match {record.match_id} could not be rebuilt from the store (its game may have changed).",
+                )
+            if live.match.finished:
+                live.finished_at = self._clock()
+        return live
+
+    async def _reattach_house_seats(self, live: LiveMatch) -> None:
+        """Give each server-played seat of a resumed match a fresh token (only hashes are stored) and
+        hand it to `house_driver`, which plays it again."""
+        if live.status == "finished" or self.house_driver is None:
+            return
+        for seat in live.seats:
+            if seat.house is None or seat.agent_id in live.left:
+                continue
+            token = secrets.token_urlsafe(24)
+            change = {"new_token_hash": (seat.agent_id, token_hash(token))}
+            await self._mutate(live, partial(self._save, live, None, **change))
+            seat.token_hash = change["new_token_hash"][1]
+            self.house_driver(live.match_id, seat.agent_id, token, seat.house)
+
+    def _keep_leases(self) -> None:
+        """Start renewing this process's leases (once, on the running loop)."""
+        if self._persist is None or self._renewal is not None:
+            return
+        self._renewal = asyncio.get_running_loop().create_task(self._persist.keep_leases(self._clock, self._still_held))
+
+    def _still_held(self, ours: set[str], renewed_at: float) -> None:
+        """Forget unfinished matches whose lease another process has taken (this one stalled too long)."""
+        for live in list(self._matches.values()):
+            if live.match_id not in ours and live.held_since < renewed_at and live.status != "finished":
+                log.warning("match %s is now played by another process; forgetting this copy", live.match_id)
+                self._forget(live)
 
     def _spectator_state(self, live: LiveMatch, cursor: int, *, with_events: bool = True) -> dict[str, Any]:
         state: dict[str, Any] = {
@@ -649,3 +970,103 @@ def _cursor(since: Any) -> int:
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "since must be a non-negative integer (a cursor) or null.")
     return since
+
+
+def _unknown(match_id: Any) -> NegotiationError:
+    return NegotiationError(ErrorCode.UNKNOWN_MATCH, f"No match {match_id!r}; list_matches shows them.")
+
+
+def _seat_record(seat: Seat, left: bool = False) -> SeatRecord:
+    return SeatRecord(seat.agent_id, seat.name, seat.token_hash, seat.house, left)
+
+
+def _result_fields(match: Match) -> dict[str, Any]:
+    """What a finished match's record and `get_result` tell of its outcome."""
+    result = match.result
+    assert result is not None
+    return {
+        "agreement": result.game_data["agreement"],
+        "terms": result.game_data["terms"],
+        "payoffs": result.final_scores,
+        "winner": result.winner,
+        "rounds": result.total_rounds,
+        "result": result.to_dict(),
+    }
+
+
+def _result(record: MatchRecord) -> dict[str, Any]:
+    """`get_result`'s answer: the status, and once finished the seed used and the outcome."""
+    if record.status != "finished" or record.result is None:
+        return {"match_id": record.match_id, "game_id": record.game_id, "status": record.status, "result": None}
+    return {
+        "match_id": record.match_id,
+        "game_id": record.game_id,
+        "status": record.status,
+        "seed": record.seed,
+        "config": record.config,
+        "players": {s.agent_id: s.name for s in record.seats},
+        **record.result,
+    }
+
+
+def _listed(record: MatchRecord) -> dict[str, Any]:
+    return {
+        "match_id": record.match_id,
+        "game_id": record.game_id,
+        "status": record.status,
+        "seats": {"filled": len(record.seats), "total": record.seats_total},
+        "players": record.players,
+        "round": record.round,
+        "created_at": datetime.fromtimestamp(record.created_at, UTC).isoformat(),
+        "payoffs": record.result["payoffs"] if record.result is not None else None,
+    }
+
+
+def _match_query(status: Any, game_id: Any, since: Any, limit: Any, cursor: Any) -> MatchQuery:
+    """list_matches' filters, checked: a known status, a game id, an ISO 8601 time, a page size, a cursor."""
+    if status is not None and status not in STATUSES:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"status must be one of {list(STATUSES)} or null.")
+    if game_id is not None:
+        _text("game_id", game_id)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"limit must be an integer from 1 to {MAX_PAGE}.")
+    if cursor is not None:
+        _text("cursor", cursor)
+    return MatchQuery(
+        status=status,
+        game_id=game_id,
+        since=None if since is None else _instant(since),
+        limit=limit if limit is not None else 100,
+        cursor=cursor,
+    )
+
+
+def _instant(since: Any) -> float:
+    """An ISO 8601 date or time (UTC unless it names its offset) as seconds since the epoch."""
+    try:
+        moment = datetime.fromisoformat(_text("since", since))
+    except ValueError:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, "since must be an ISO 8601 date or time, e.g. 2025-06-01T12:00:00Z."
+        ) from None
+    return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _page(records: list[MatchRecord], query: MatchQuery) -> tuple[list[MatchRecord], str | None]:
+    """The store's listing, for matches held in memory: filter, newest first, one page after the cursor."""
+    after = parse_cursor(query.cursor) if query.cursor is not None else None
+    kept = sorted(
+        (
+            r
+            for r in records
+            if (query.status is None or r.status == query.status)
+            and (query.game_id is None or r.game_id == query.game_id)
+            and (query.since is None or r.created_at >= query.since)
+            and (after is None or (r.created_at, r.match_id) < after)
+        ),
+        key=lambda r: (r.created_at, r.match_id),
+        reverse=True,
+    )
+    page = kept[: query.limit]
+    more = len(kept) > query.limit
+    return page, (cursor_of(page[-1]) if more else None)

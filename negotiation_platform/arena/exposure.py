@@ -6,6 +6,8 @@
   `Authorization: Bearer TOKEN`; others get a structured 401. Without a token the server binds
   to 127.0.0.1 by default, and says so on stderr when told to bind elsewhere.
 * Library loggers that print a full traceback for a malformed request are cut to one line.
+* `with_lifespan` runs the arena's start (resuming stored matches) and stop (giving up its leases)
+  inside the server's lifespan, on the loop that serves.
 
 Standard library only (plain ASGI), so transports share it without the core depending on a web stack.
 """
@@ -22,7 +24,10 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.arena import Arena
 
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
 Scope = MutableMapping[str, Any]
@@ -124,6 +129,34 @@ def require_bearer(app: Asgi, token: str) -> Asgi:
         await send({"type": "http.response.body", "body": body})
 
     return guarded
+
+
+async def start_arena(arena: Arena) -> None:
+    """Resume the stored matches this process may play, and say so."""
+    resumed = await arena.resume()
+    if resumed:
+        print(f"resumed {resumed} unfinished match(es) from the store", file=sys.stderr, flush=True)
+
+
+def with_lifespan(app: Asgi, arena: Arena) -> Asgi:
+    """`app`, with the arena started when the server starts (before it accepts requests) and closed when it stops."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+
+        async def hooked() -> MutableMapping[str, Any]:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await start_arena(arena)
+            elif message["type"] == "lifespan.shutdown":
+                await arena.close()
+            return message
+
+        await app(scope, hooked, send)
+
+    return wrapped
 
 
 class _OneLine(logging.Filter):

@@ -59,8 +59,15 @@ class RemoteArena(ABC):
     async def get_result(self, match_id: str) -> dict[str, Any]:
         return await self.call("get_result", match_id=match_id)
 
-    async def list_matches(self, game_id: str | None = None) -> dict[str, Any]:
-        return await self.call("list_matches", game_id=game_id)
+    async def list_matches(
+        self,
+        status: str | None = None,
+        game_id: str | None = None,
+        since: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        return await self.call("list_matches", status=status, game_id=game_id, since=since, limit=limit, cursor=cursor)
 
     async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
         return await self.call("watch", match_id=match_id, since=since, wait_seconds=wait_seconds)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import secrets
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager, nullcontext
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, cast
 
 from rich.console import Console
@@ -20,7 +21,9 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
+from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.transports import Transport
@@ -56,6 +59,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     play.add_argument(
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
+    add_store_option(play, "also keep the match in this store (in-process play only; none by default)")
 
     simulate = sub.add_parser("simulate", help="run many matches at once with the game's JAX kernel")
     simulate.add_argument("game")
@@ -80,6 +84,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     serve_agent.add_argument("--seed", type=int, default=0)
 
     add_research_commands(sub)
+    add_store_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True)
@@ -136,9 +141,14 @@ def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -
 
 def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if args.via is not None and args.store is not None:
+        raise SystemExit("--store is for in-process play; a server keeps matches in its own store")
     if args.via is None:
-        # One match per run: a stable match id keeps the output reproducible.
-        connect: AbstractAsyncContextManager[ArenaApi] = nullcontext(Arena(registry, new_match_id=lambda: "match-1"))
+        # One match per run: a stable match id keeps the output reproducible (unless it is stored with others).
+        arena = Arena(registry) if args.store is not None else Arena(registry, new_match_id=lambda: "match-1")
+        if args.store is not None:
+            attach_store(arena, args.store, default_instance("play", os.getpid()))
+        connect: AbstractAsyncContextManager[ArenaApi] = _in_process(arena)
     else:
         connect = _transport_for(registry, args.via).connect(args.via)
     result = asyncio.run(_play(connect, registry, args, seed))
@@ -147,6 +157,14 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     else:
         print_transcript(console, result)
     return 0
+
+
+@asynccontextmanager
+async def _in_process(arena: Arena) -> AsyncIterator[Arena]:
+    try:
+        yield arena
+    finally:
+        await arena.close()
 
 
 def _transport_for(registry: Registry, via: str) -> Transport:
@@ -269,6 +287,8 @@ COMMANDS: dict[str, Command] = {
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
     "report": cmd_report,
+    "matches": cmd_matches,
+    "export": cmd_export,
 }
 
 

@@ -60,9 +60,9 @@ class Viewer:
 
     async def list_page(self, request: Request) -> Response:
         game = request.query_params.get("game") or None
-        listed = await self.source.list_matches(game)
+        listed = await self.source.list_matches(game_id=game, limit=MAX_LISTED)
         games = sorted(self.source.registry.games())
-        return _html(list_page(_newest(listed["matches"]), games, game))
+        return _html(list_page(listed["matches"], games, game))
 
     async def match_page(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -72,8 +72,8 @@ class Viewer:
     # --- API ------------------------------------------------------------------------------
 
     async def matches(self, request: Request) -> Response:
-        listed = await self.source.list_matches(request.query_params.get("game") or None)
-        return _json({"matches": _newest(listed["matches"])})
+        listed = await self.source.list_matches(game_id=request.query_params.get("game") or None, limit=MAX_LISTED)
+        return _json({"matches": listed["matches"]})
 
     async def match(self, request: Request) -> Response:
         state = await self.source.watch(request.path_params["match_id"], _number(request, "since"))
@@ -212,10 +212,6 @@ def _client(request: Request) -> str:
     if auth.startswith("Bearer "):
         return "token:" + auth.removeprefix("Bearer ")
     return "address:" + (request.client.host if request.client else "unknown")
-
-
-def _newest(matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return list(reversed(matches[-MAX_LISTED:]))
 
 
 def _html(body: str) -> HTMLResponse:

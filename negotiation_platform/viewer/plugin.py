@@ -1,8 +1,8 @@
 """Entry-point target: `negotiation-platform serve view`, the match viewer on its own.
 
-It serves the viewer over an arena in this process. `--store PATH` is meant to show the
-matches a server records in a durable store; the viewer cannot read one yet, so the option says
-so and stops instead of showing a misleading empty list.
+It shows the matches that arena servers keep in a store (`--store`, the same default as `serve
+mcp|a2a`), reading only: live matches are followed as their server plays them, finished ones are
+replayed from their stored events.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
+from negotiation_platform.arena.persistence import default_instance
 from negotiation_platform.arena.policy import ArenaPolicy, add_reveal_argument
 from negotiation_platform.registry import hookimpl
+from negotiation_platform.store import default_location
 
 
 class ViewerTransport:
@@ -24,17 +26,21 @@ class ViewerTransport:
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
         parser.add_argument("--port", type=int, default=8080)
-        parser.add_argument("--store", default=None, metavar="PATH", help="show the matches recorded in this store")
+        parser.add_argument(
+            "--store",
+            default=None,
+            metavar="PATH|URL",
+            help=f"the store whose matches to show: an SQLite file or a postgresql:// URL "
+            f"(default: $NEGOTIATION_STORE, else {default_location()})",
+        )
         add_reveal_argument(parser)
         add_exposure_arguments(parser)
 
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
-        if args.store is not None:
-            raise SystemExit(
-                "--store needs the durable match store, which this viewer cannot read yet; "
-                "without --store it shows the matches of its own process"
-            )
+        from negotiation_platform.arena.persistence import attach_store
         from negotiation_platform.viewer.serving import serve_viewer
+
+        attach_store(arena, args.store, default_instance("viewer", args.port), read_only=True)
 
         arena.policy = ArenaPolicy(reveal_finished=args.reveal_finished)
         serve_viewer(arena, args.host, args.port, auth_token(args.auth_token_file))

@@ -1,7 +1,8 @@
 """`MatchSource`: what the viewer reads, and nothing more.
 
-`Arena` implements it for the matches it holds in memory; a durable store can implement the same
-three reads for matches recorded on disk. Every answer is already what a spectator may see.
+`Arena` implements it, for the matches it holds in memory or, with a store, every match the store
+keeps (`serve view` reads a store without ever playing). Every answer is already what a spectator
+may see.
 """
 
 from __future__ import annotations
@@ -14,8 +15,16 @@ from negotiation_platform.registry import Registry
 class MatchSource(Protocol):
     registry: Registry
 
-    async def list_matches(self, game_id: str | None = None) -> dict[str, Any]:
-        """{"matches": [...]}, oldest first: id, game, status, players, round and, once finished, payoffs."""
+    async def list_matches(
+        self,
+        status: str | None = None,
+        game_id: str | None = None,
+        since: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        """{"matches": [...], "next_cursor": ...}, newest first: id, game, status, players, round and,
+        once finished, payoffs."""
         ...
 
     async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:

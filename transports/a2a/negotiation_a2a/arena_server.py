@@ -48,7 +48,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "perform_action": {"match_id": "MATCH_ID", "token": "TOKEN", "action_type": "propose", "payload": {"mine": 60}},
     "leave_game": {"match_id": "MATCH_ID", "token": "TOKEN"},
     "get_result": {"match_id": "MATCH_ID"},
-    "list_matches": {"game_id": "split_100"},
+    "list_matches": {"status": "finished", "limit": 20},
     "watch": {"match_id": "MATCH_ID", "since": 0, "wait_seconds": 30},
 }
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
+from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token, with_lifespan
+from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
@@ -35,6 +36,7 @@ class A2aTransport:
         parser.add_argument("--port", type=int, default=9000)
         parser.add_argument("--public-url", default=None, help="base URL written into the agent card")
         add_policy_arguments(parser)
+        add_store_arguments(parser)
         add_exposure_arguments(parser)
         add_view_argument(parser)
 
@@ -43,10 +45,12 @@ class A2aTransport:
         from negotiation_a2a.serving import run
 
         arena.policy = policy_from_args(args)
+        attach_served_store(arena, args, default_instance(args.port))
         base = args.public_url or f"http://{args.host}:{args.port}"
         token = auth_token(args.auth_token_file)
+        app = with_lifespan(build_arena_app(arena, base), arena)
         viewer = arena if args.view else None
-        run(build_arena_app(arena, base), args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer)
+        run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer)
 
     def serve_agent(self, agent: Agent, host: str, port: int) -> None:
         from negotiation_a2a.agent_server import build_agent_app

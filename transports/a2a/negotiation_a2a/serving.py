@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import uvicorn
-from starlette.applications import Starlette
 
-from negotiation_platform.arena.exposure import announce, bind, one_line_logs, require_bearer
+from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer
 from negotiation_platform.viewer.serving import with_viewer
 from negotiation_platform.viewer.source import MatchSource
 
@@ -14,7 +13,7 @@ JSONRPC_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 
 
 def run(
-    app: Starlette, host: str, port: int, banner: str, token: str | None = None, viewer: MatchSource | None = None
+    app: Asgi, host: str, port: int, banner: str, token: str | None = None, viewer: MatchSource | None = None
 ) -> None:
     """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view."""
     sock = bind(host, port)

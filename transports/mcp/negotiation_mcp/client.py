@@ -62,11 +62,15 @@ class McpArena(RemoteArena):
 def stdio_server_parameters() -> StdioServerParameters:
     """How to spawn this project's MCP server over stdio with the current interpreter.
 
-    The spawning client is the server's only user, so the server is reproducible (its seeds decide).
+    The spawning client is the server's only user, so the server is reproducible (its seeds decide),
+    and it keeps nothing once the client is done (no store).
     """
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "stdio", "--reproducible"],
+        args=[
+            *("-m", "negotiation_platform.cli.main", "serve", "mcp", "--transport", "stdio"),
+            *("--reproducible", "--store", ":memory:"),
+        ],
     )
 
 

@@ -49,7 +49,7 @@ class TurnState(_Open):
     match_id: str
     game_id: str
     agent_id: str
-    status: str = Field(description="waiting_for_players, running or finished.")
+    status: str = Field(description="waiting_for_players, running, finished (or abandoned).")
     your_turn: bool
     acting: list[str]
     events: list[dict[str, Any]] = Field(description="Events you may see since the cursor you passed.")
@@ -92,6 +92,7 @@ class Spectacle(_Open):
 class MatchList(_Open):
     matches: list[dict[str, Any]]
     limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
 
 
 class Pong(_Open):

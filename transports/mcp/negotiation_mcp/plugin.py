@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
+from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
 from negotiation_platform.registry import hookimpl
 
@@ -27,6 +29,7 @@ class McpTransport:
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
         add_policy_arguments(parser)
+        add_store_arguments(parser)
         add_exposure_arguments(parser)
         add_view_argument(parser)
 
@@ -34,7 +37,11 @@ class McpTransport:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
         arena.policy = policy_from_args(args)
-        if args.transport == "stdio":
+        stdio = args.transport == "stdio"
+        attach_served_store(
+            arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port)
+        )
+        if stdio:
             serve_stdio(arena)
         else:
             token = auth_token(args.auth_token_file)

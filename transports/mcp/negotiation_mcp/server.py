@@ -201,9 +201,13 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.tool(description=OPERATIONS["list_matches"].description)
     async def list_matches(
+        status: Annotated[str | None, Field(description="waiting_for_players, running, finished or abandoned.")] = None,
         game_id: Annotated[str | None, Field(description="Only matches of this game.")] = None,
+        since: Annotated[str | None, Field(description="Only matches created at or after this ISO 8601 time.")] = None,
+        limit: Annotated[int | None, Field(ge=1, le=500, description="Matches per page (default 100).")] = None,
+        cursor: Annotated[str | None, Field(description="The `next_cursor` of the page before.")] = None,
     ) -> Annotated[CallToolResult, models.MatchList]:
-        return await op("list_matches", game_id=game_id)
+        return await op("list_matches", status=status, game_id=game_id, since=since, limit=limit, cursor=cursor)
 
     @server.tool(description=OPERATIONS["watch"].description)
     async def watch(

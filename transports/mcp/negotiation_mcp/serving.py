@@ -10,7 +10,14 @@ from starlette.applications import Starlette
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
-from negotiation_platform.arena.exposure import announce, bind, is_loopback, require_bearer
+from negotiation_platform.arena.exposure import (
+    announce,
+    bind,
+    is_loopback,
+    require_bearer,
+    start_arena,
+    with_lifespan,
+)
 from negotiation_platform.viewer.serving import with_viewer
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -19,7 +26,15 @@ LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 def serve_stdio(arena: Arena) -> None:
     """Serve over stdin/stdout until the client closes the pipe; nothing else may write to stdout."""
     server = build_server(arena, HouseSeats(arena))
-    anyio.run(server.run_stdio_async)
+
+    async def run() -> None:
+        await start_arena(arena)
+        try:
+            await server.run_stdio_async()
+        finally:
+            await arena.close()
+
+    anyio.run(run)
 
 
 def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | None = None) -> Starlette:
@@ -42,9 +57,10 @@ def serve_http(
     arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None, view: bool = True
 ) -> None:
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
-    request; the match viewer (public data only) answers at /view unless `view` is off."""
+    request; the match viewer (public data only) answers at /view unless `view` is off. Stored matches
+    are resumed when the server starts, before it answers."""
     sock = bind(host, port)
-    app = http_app(arena, host, allowed_hosts)
+    app = with_lifespan(http_app(arena, host, allowed_hosts), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")

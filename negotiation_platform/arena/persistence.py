@@ -1,0 +1,165 @@
+"""How an arena keeps its matches in a store: what each call writes, and how a match is rebuilt.
+
+`Persistence` runs the store's (blocking) methods off the event loop and turns their failures
+into the arena's refusals: `wrong_owner` (another arena process holds the match's lease; its
+name is in the details) and `store_unavailable` (the database failed; nothing was written).
+Every process names itself (`owner`); a match is written only under its owner's lease, which
+each write and a background renewal keep fresh, and which expires when the process dies, so
+another process (or the same one restarted) can adopt the match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.store import MEMORY, default_location, open_store
+from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.arena import Arena
+    from negotiation_platform.store.sql import SqlStore
+
+LEASE_SECONDS = 30.0
+"""How long a match stays its owner's after the owner's last sign of life."""
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Persistence:
+    def __init__(self, store: SqlStore, owner: str, lease_seconds: float = LEASE_SECONDS) -> None:
+        self.store = store
+        self.owner = owner
+        self.lease_seconds = lease_seconds
+
+    def write(self, match_id: str, **change: Any) -> None:
+        """Write one call's change (fields of `MatchChange`) under this owner's lease; blocking."""
+        guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
+
+    def create(self, record: MatchRecord) -> None:
+        guarded(lambda: self.store.create(record, self.owner, self.lease_seconds))
+
+    def claim(self, match_id: str) -> None:
+        """Take the match's lease, or refuse with `wrong_owner` naming the process that holds it."""
+        holder = guarded(lambda: self.store.claim(match_id, self.owner, self.lease_seconds))
+        if holder is not None:
+            raise wrong_owner(match_id, holder)
+
+    async def read(self, fn: Callable[[], T]) -> T:
+        """Run a reading call of the store off the loop."""
+        return await asyncio.to_thread(guarded, fn)
+
+    async def keep_leases(self, clock: Callable[[], float], held: Callable[[set[str], float], None]) -> None:
+        """Renew this owner's leases well before they expire, until cancelled; after each renewal,
+        `held(matches still ours, clock() when the renewal began)` lets the arena forget the others."""
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            began = clock()
+            try:
+                ours = await asyncio.to_thread(self.store.renew, self.owner, self.lease_seconds)
+            except StoreUnavailable as failure:
+                log.warning("could not renew match leases: %s", failure)
+                continue
+            held(ours, began)
+
+
+class ReadOnlyPersistence(Persistence):
+    """For a process that only shows matches (`serve view`): it never takes a lease nor writes, so
+    every unfinished match is followed from the store as the process that holds it plays it."""
+
+    def write(self, match_id: str, **change: Any) -> None:
+        raise NegotiationError(ErrorCode.FORBIDDEN, "This process only reads the match store.")
+
+    def create(self, record: MatchRecord) -> None:
+        raise NegotiationError(ErrorCode.FORBIDDEN, "This process only reads the match store.")
+
+    def claim(self, match_id: str) -> None:
+        raise wrong_owner(match_id, "the arena process that plays it")
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Run a store call; its failures become the arena's structured refusals."""
+    try:
+        return fn()
+    except WrongOwner as lost:
+        raise wrong_owner(lost.match_id, lost.owner) from None
+    except StoreUnavailable as failure:
+        log.error("store failure: %s", failure)
+        raise NegotiationError(
+            ErrorCode.STORE_UNAVAILABLE, "The match store could not be reached or refused the write; try again."
+        ) from None
+
+
+def wrong_owner(match_id: str, owner: str | None) -> NegotiationError:
+    return NegotiationError(
+        ErrorCode.WRONG_OWNER,
+        f"Match {match_id} is played on another arena process ({owner}); send calls that change it there. "
+        "Reading it (get_turn_state, get_result, list_matches) works on any process.",
+        owner=owner,
+    )
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--store` and `--instance`, shared by every `serve` command."""
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="PATH|URL",
+        help=f"where matches are kept: an SQLite file, a postgresql:// URL, or {MEMORY} for none "
+        f"(default: $NEGOTIATION_STORE, else {default_location()})",
+    )
+    parser.add_argument(
+        "--instance",
+        default=None,
+        metavar="NAME",
+        help="this process's name in the store's match leases, e.g. the URL it is reached at "
+        "(default: HOST:PORT; a restart under the same name resumes its matches at once)",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=_seconds,
+        default=LEASE_SECONDS,
+        help="how long after this process's last sign of life another process may take over its matches",
+    )
+
+
+def attach_store(
+    arena: Arena, location: str | None, instance: str, lease_seconds: float = LEASE_SECONDS, *, read_only: bool = False
+) -> None:
+    """Keep `arena`'s matches in the store at `location` (default: `default_location()`), as `instance`
+    (`read_only`: only show what other processes keep there); a store it must not read, or cannot
+    reach, ends the command with the reason."""
+    from negotiation_platform.store.schema import SchemaMismatch
+
+    where = location or default_location()
+    try:
+        store = open_store(where)
+    except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
+        raise SystemExit(f"cannot use --store {where}: {refused}") from None
+    if store is not None:
+        kind = ReadOnlyPersistence if read_only else Persistence
+        arena.use_store(kind(store, instance, lease_seconds))
+
+
+def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -> None:
+    """`attach_store` from the options of `add_store_arguments`; `instance` unless --instance names one."""
+    attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 86_400:
+        raise argparse.ArgumentTypeError(f"must be from 1 to 86400 seconds, got {text!r}")
+    return value
+
+
+def default_instance(*parts: object) -> str:
+    return ":".join([socket.gethostname(), *map(str, parts)])

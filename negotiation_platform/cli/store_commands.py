@@ -1,0 +1,96 @@
+"""`matches` and `export`: reading the match store from the command line (no server needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from negotiation_platform.registry import Registry
+from negotiation_platform.store import MEMORY, STATUSES, MatchQuery, default_location, open_store
+
+if TYPE_CHECKING:
+    from negotiation_platform.store.sql import SqlStore
+
+
+def add_store_option(parser: argparse.ArgumentParser, purpose: str) -> None:
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="PATH|URL",
+        help=f"{purpose}: an SQLite file or a postgresql:// URL",
+    )
+
+
+def add_store_commands(sub: Any) -> None:
+    matches = sub.add_parser("matches", help="list the matches of a store, newest first")
+    add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
+    matches.add_argument("--game", default=None, help="only this game")
+    matches.add_argument("--status", choices=STATUSES, default=None)
+    matches.add_argument("--limit", type=int, default=100, help="at most this many (newest first)")
+    matches.add_argument("--json", action="store_true", help="one JSON object per line, seeds of running ones left out")
+
+    export = sub.add_parser("export", help="write the store's finished matches for analysis (.jsonl or .parquet)")
+    add_store_option(export, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
+    export.add_argument("--out", required=True, type=Path, help="results.jsonl, or results.parquet (needs pyarrow)")
+    export.add_argument("--game", default=None, help="only this game")
+    export.add_argument("--events", action="store_true", help="add each match's event log")
+
+
+def open_existing(location: str | None) -> SqlStore:
+    """The store to read; refuses `:memory:` and an SQLite file that does not exist (reading creates nothing)."""
+    where = location or default_location()
+    if where == MEMORY:
+        raise SystemExit("--store :memory: keeps nothing to read")
+    if "://" not in where and not where.startswith("sqlite:") and not Path(where).expanduser().exists():
+        raise SystemExit(f"no store at {where} (serve with --store {where} first, or pass --store)")
+    store = open_store(where)
+    assert store is not None
+    return store
+
+
+def cmd_matches(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    store = open_existing(args.store)
+    try:
+        page = store.list_matches(MatchQuery(status=args.status, game_id=args.game, limit=max(1, args.limit)))
+    finally:
+        store.close()
+    if args.json:
+        for record in page.matches:
+            print(json.dumps(record.public()))
+        return 0
+    table = Table("match", "game", "status", "players", "round", "created (UTC)", "payoffs")
+    for record in page.matches:
+        payoffs = (record.result or {}).get("payoffs") or {}
+        table.add_row(
+            record.match_id,
+            record.game_id,
+            record.status,
+            ", ".join(record.players),
+            str(record.round),
+            datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M:%S"),
+            ", ".join(f"{agent} {value:g}" for agent, value in payoffs.items()),
+        )
+    console.print(table)
+    if page.next_cursor is not None:
+        console.print(f"[dim]newest {len(page.matches)} shown; --limit shows more[/]")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    from negotiation_platform.store.export import rows, write
+
+    store = open_existing(args.store)
+    try:
+        count = write(args.out, rows(store, args.game, events=args.events))
+    except ValueError as refused:
+        raise SystemExit(str(refused)) from None
+    finally:
+        store.close()
+    Console(stderr=True).print(f"{count} finished match(es) written to {args.out}")
+    return 0
