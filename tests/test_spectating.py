@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -135,24 +136,56 @@ def test_boards_come_from_the_hook_and_a_failing_renderer_is_reported_not_raised
     assert registry.render_board("auction", auction.game.public_view(), []) is not None
 
 
-def test_serve_view_answers_over_http_and_refuses_a_store_it_cannot_read() -> None:
+async def test_serve_view_shows_the_matches_a_store_keeps_without_taking_them(tmp_path: Any) -> None:
+    """`serve view --store FILE` lists a finished and a running match that another arena wrote,
+    shows the running one's public events, and never takes its lease (the writer plays on)."""
+    from negotiation_platform.arena.persistence import attach_store
+
+    store = str(tmp_path / "matches.db")
+    writer = Arena()
+    attach_store(writer, store, "writer")
+    done = await writer.start_game("split_100", seed=3, name="ann")
+    other = await writer.join_game(done["match_id"], name="bo")
+    await writer.perform_action(done["match_id"], done["token"], "propose", {"mine": 60})
+    await writer.perform_action(done["match_id"], other["token"], "accept", {})
+    running = await writer.start_game("split_100", seed=4, name="cy")
+    opponent = await writer.join_game(running["match_id"], name="di")
+    await writer.send_public_message(running["match_id"], running["token"], "hello from cy")
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     command = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "view", "--port", str(port)]
-    refused = subprocess.run([*command, "--store", "matches.db"], capture_output=True, text=True, timeout=60)
-    assert refused.returncode != 0 and "--store needs the durable match store" in refused.stderr
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen([*command, "--store", store], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/view"
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as page:  # / leads to /view/
-                    assert page.url.endswith("/view/") and "No matches yet." in page.read().decode()
+                    assert page.url.endswith("/view/")
                 break
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, "serve view did not start"
                 time.sleep(0.2)
+        listed = json.loads(await asyncio.to_thread(_read, f"{base}/api/matches"))["matches"]
+        statuses = {m["match_id"]: (m["status"], m["payoffs"]) for m in listed}
+        assert statuses == {
+            done["match_id"]: ("finished", {"ann": 60, "bo": 40}),
+            running["match_id"]: ("running", None),
+        }
+        seen = json.loads(await asyncio.to_thread(_read, f"{base}/api/matches/{running['match_id']}"))
+        assert any(e.get("data", {}).get("content") == "hello from cy" for e in seen["events"])
+        # The viewer only read: the writer still owns its running match and finishes it.
+        await writer.perform_action(running["match_id"], running["token"], "propose", {"mine": 50})
+        await writer.perform_action(running["match_id"], opponent["token"], "accept", {})
+        assert (await writer.get_result(running["match_id"]))["status"] == "finished"
     finally:
         server.terminate()
         server.wait(timeout=10)
+        await writer.close()
+
+
+def _read(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return str(answer.read().decode())
