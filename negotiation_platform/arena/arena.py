@@ -5,9 +5,10 @@ instead of polling) and deadlines. Every operation takes plain JSON-ready argume
 plain JSON-ready dicts; refusals raise `NegotiationError` and change nothing. The argument names
 here are the ones every transport reuses.
 
-Game code runs off the event loop (`asyncio.to_thread`) under a per-match lock, so a slow step
-of one match never stalls the others or the server. What a shared server adds (secret seeds,
-turn clocks, limits) is its `ArenaPolicy`; see `negotiation_platform.arena.policy`.
+Game code runs under a per-match lock; on a served arena it runs off the event loop
+(`asyncio.to_thread`), so a slow step of one match never stalls the others or the server. What
+a shared server adds (secret seeds, turn clocks, limits, steps off the loop) is its `ArenaPolicy`;
+see `negotiation_platform.arena.policy`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -43,6 +44,7 @@ MAX_ARGUMENT_CHARS = 65_536
 MAX_DEFAULTS_PER_STEP = 10_000
 """Bound on default moves played in one go for seats that left (every game's rounds are finite)."""
 LEFT = "left the match"
+StepResult = TypeVar("StepResult")
 CALLER: ContextVar[str | None] = ContextVar("negotiation_arena_caller", default=None)
 """Who is calling, as the transport knows it (its address or auth token); limits count per caller."""
 
@@ -75,6 +77,9 @@ class LiveMatch:
     finished_at: float | None = None
     seated_at: float = 0.0
     """When a seat was last taken: a match still waiting for players long after that is abandoned."""
+    prompts: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Each seat's last prompt text and the length of the log it was built at: a prompt depends only
+    on the game's state, which changes only with the log, so it is built once per turn, on demand."""
 
     @property
     def status(self) -> str:
@@ -184,18 +189,28 @@ class Arena:
                 raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; there is nothing to leave.")
             else:
                 live.left.add(seat.agent_id)
-                await asyncio.to_thread(self._play_for_absent, live)
+                await self._step(self._play_for_absent, live)
         self._settled(live)
         return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
 
     # --- per-seat operations --------------------------------------------------------------
 
     async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+        self,
+        match_id: str,
+        token: str,
+        since: int | None = None,
+        wait_seconds: float = 0,
+        include_prompt: bool = True,
     ) -> dict[str, Any]:
-        """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new."""
+        """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new.
+
+        `include_prompt=False` leaves out the prompt text, for agents that read only the data.
+        """
         live, seat = self._seat(match_id, token)
         cursor = _cursor(since)
+        if not isinstance(include_prompt, bool):
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
         if (
             isinstance(wait_seconds, bool)
             or not isinstance(wait_seconds, int | float)
@@ -208,7 +223,7 @@ class Arena:
             if self._matches.get(live.match_id) is not live:  # dropped while we waited
                 raise NegotiationError(ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator.")
             async with live.lock:
-                state = self._turn_state(live, seat, cursor)
+                state = self._turn_state(live, seat, cursor, include_prompt)
             remaining = give_up - self._clock()
             if state["your_turn"] or state["events"] or state["status"] == "finished" or remaining <= 0:
                 return state
@@ -386,7 +401,7 @@ class Arena:
                 agent_id = f"{base}_{n}"
             seat = Seat(agent_id=agent_id, token=secrets.token_urlsafe(24), name=name or agent_id)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await asyncio.to_thread(
+                live.match = await self._step(
                     Match,
                     live.entry.cls,
                     [s.agent_id for s in live.seats] + [agent_id],
@@ -406,7 +421,7 @@ class Arena:
         assert match is not None
         async with live.lock:
             before = len(match.events)
-            await asyncio.to_thread(self._change, live, change)
+            await self._step(self._change, live, change)
             live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
             acting = match.acting()
             outcome = {
@@ -419,6 +434,12 @@ class Arena:
             }
         self._settled(live)
         return outcome
+
+    async def _step(self, step: Callable[..., StepResult], *args: Any, **kwargs: Any) -> StepResult:
+        """Run one step of game code: in a worker thread when the policy says so, else right here."""
+        if self.policy.steps_in_thread:
+            return await asyncio.to_thread(step, *args, **kwargs)
+        return step(*args, **kwargs)
 
     def _change(self, live: LiveMatch, change: Callable[[Match], list[Any]]) -> None:
         assert live.match is not None
@@ -482,7 +503,7 @@ class Arena:
         async with live.lock:
             match = live.match
             if match is not None and not match.finished:
-                await asyncio.to_thread(self._expire, live, match, self._clock())
+                await self._step(self._expire, live, match, self._clock())
         self._settled(live)
 
     def _expire(self, live: LiveMatch, match: Match, now: float) -> None:
@@ -504,7 +525,7 @@ class Arena:
                 live.turn_started.clear()
         self._play_for_absent(live)
 
-    def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int) -> dict[str, Any]:
+    def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> dict[str, Any]:
         state: dict[str, Any] = {
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
@@ -520,12 +541,13 @@ class Arena:
         events = match.events_for(me, cursor)
         deadline = match.deadline
         allowed = match.allowed_actions(me)
+        acting = match.acting()
         state.update(
             round=match.round,
             rounds=match.spec.rounds,
             phase=match.phase,
-            acting=match.acting(),
-            your_turn=me in match.acting(),
+            acting=acting,
+            your_turn=me in acting,
             deadline_seconds=None if deadline is None else max(0.0, round(deadline - self._clock(), 3)),
             allowed_actions=[
                 {
@@ -541,11 +563,20 @@ class Arena:
             bargaining=match.game.bargaining_position(me) if not match.finished else None,
             events=[e.to_dict() for e in events],
             cursor=len(match.events),
-            prompt=match.game.get_game_prompt(me),
         )
+        if include_prompt:
+            state["prompt"] = self._prompt(live, match, me)
         if match.result is not None:
             state["result"] = {"payoffs": match.result.final_scores, "agreement": match.result.game_data["agreement"]}
         return state
+
+    @staticmethod
+    def _prompt(live: LiveMatch, match: Match, agent_id: str) -> str:
+        built_at, prompt = live.prompts.get(agent_id, (-1, ""))
+        if built_at != len(match.events):
+            prompt = match.game.get_game_prompt(agent_id)
+            live.prompts[agent_id] = (len(match.events), prompt)
+        return prompt
 
 
 def _text(name: str, value: Any) -> str:

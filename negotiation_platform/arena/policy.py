@@ -14,6 +14,10 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
 * **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
   matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
   (as do matches still waiting for players that long after their last seat was taken).
+* **Steps off the event loop.** Each step of a match (an action, a message, a clock running out)
+  runs in a worker thread, so one slow game never stalls the server's other matches. In-process
+  the host owns every seat and a thread hop costs more than a step of most games, so steps run
+  on the loop.
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
   (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
   fetch arbitrary URLs.
@@ -44,6 +48,8 @@ class ArenaPolicy:
     finished_ttl: float | None = None
     remote_agents: tuple[str, ...] | None = None
     """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
+    steps_in_thread: bool = False
+    """Run each step of a match in a worker thread (a server: no game can stall the others)."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @classmethod
@@ -58,7 +64,15 @@ class ArenaPolicy:
         remote_agents: tuple[str, ...] = (),
     ) -> ArenaPolicy:
         """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
-        return cls(reproducible, turn_timeout, max_live_matches, max_waiting_per_caller, finished_ttl, remote_agents)
+        return cls(
+            reproducible,
+            turn_timeout,
+            max_live_matches,
+            max_waiting_per_caller,
+            finished_ttl,
+            remote_agents,
+            steps_in_thread=True,
+        )
 
     def match_seed(self, match_id: str, client_seed: int | None) -> int:
         """The seed a match's draws come from (see the module docstring for why it is derived)."""
