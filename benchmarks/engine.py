@@ -4,9 +4,11 @@ when they are installed (the `bench` extra), OpenSpiel's `bargaining` and TextAr
 `SimpleNegotiation-v0` in the same run.
 
 Every side plays fixed work (split_100: the same script of alternating proposals for nine rounds
-and an accept in the tenth; OpenSpiel: uniformly random legal actions; TextArena: scripted valid
-offers and an accept). The sides are timed in interleaved rounds and each figure is the median
-over the rounds, so a ratio compares numbers taken under the same load on a shared machine.
+and an accept in the tenth; OpenSpiel: uniformly random legal actions, the uniform instance draw
+taken from a list fetched once rather than from `chance_outcomes()` every match, which would add
+a 1,000-entry list per match to its time; TextArena: scripted valid offers and an accept). The
+sides are timed in interleaved rounds and each figure is the median over the rounds, so a ratio
+compares numbers taken under the same load on a shared machine.
 
     python benchmarks/engine.py [--matches N] [--repeats R]
 """
@@ -227,7 +229,9 @@ def main() -> None:
         else:
             skipped.append(f"{label} skipped: {module} not importable (pip install -e '.[bench]')")
     rates = median_rates(sides, args.repeats)
-    print(f"split_100: {args.matches} matches of {len(scripts[0])} actions; median of {args.repeats} interleaved rounds")
+    print(
+        f"split_100: {args.matches} matches of {len(scripts[0])} actions; median of {args.repeats} interleaved rounds"
+    )
     for name, (actions_s, matches_s, seconds) in rates.items():
         print(f"{name:<28}: {actions_s:12,.0f} actions/s {matches_s:10,.0f} matches/s  ({seconds * 1e3:.1f} ms)")
     for line in skipped:

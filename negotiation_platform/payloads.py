@@ -4,7 +4,6 @@ and the readable form of pydantic's complaints, shared with config refusals."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -17,15 +16,17 @@ from negotiation_platform.strict_json import strict_json
 
 def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
     """The payload as JSON-ready data, or a NegotiationError(invalid_payload) saying what is wrong."""
-    if payload is not None and not isinstance(payload, Mapping):
+    if type(payload) is not dict and payload is not None and not isinstance(payload, Mapping):
         raise NegotiationError(
             ErrorCode.INVALID_PAYLOAD,
             f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
         )
     if not payload and action.payload is EmptyPayload:
         return {}  # nothing to check: the one valid payload of an action without data
+    model = action.payload
+    validator = _validators.get(model) or _compile(model)
     try:
-        return _validator(action.payload)(dict(payload or {}))
+        return validator(payload if type(payload) is dict else dict(payload or {}))
     except ValidationError as exc:
         problems = validation_problems(exc, "(payload)")
         raise NegotiationError(
@@ -37,10 +38,14 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
         ) from None
 
 
-@cache
-def _validator(model: type[BaseModel]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Strict JSON validation by `model`, returning `model_dump(mode="json")` of the result; compiled
-    once per model (payload models are few and never change), calling pydantic-core directly."""
+Validator = Callable[[dict[str, Any]], dict[str, Any]]
+_validators: dict[type[BaseModel], Validator] = {}
+"""Compiled validators by payload model (models are few, made once per game class and config)."""
+
+
+def _compile(model: type[BaseModel]) -> Validator:
+    """Strict JSON validation by `model`, returning `model_dump(mode="json")` of the result, calling
+    pydantic-core directly; the data never changes on its way, so it is neither copied nor walked."""
     validate_json = model.__pydantic_validator__.validate_json
     to_python = model.__pydantic_serializer__.to_python
     if _dumps_as_stored(model):
@@ -48,13 +53,16 @@ def _validator(model: type[BaseModel]) -> Callable[[dict[str, Any]], dict[str, A
         def as_stored(data: dict[str, Any]) -> dict[str, Any]:
             return dict(validate_json(strict_json(model, data), strict=True).__dict__)
 
-        return as_stored
+        validator: Validator = as_stored
+    else:
 
-    def dumped(data: dict[str, Any]) -> dict[str, Any]:
-        dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
-        return dump
+        def dumped(data: dict[str, Any]) -> dict[str, Any]:
+            dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
+            return dump
 
-    return dumped
+        validator = dumped
+    _validators[model] = validator
+    return validator
 
 
 _PLAIN_TYPES = (int, float, str, bool)

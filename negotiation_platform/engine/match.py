@@ -70,6 +70,8 @@ class Match:
         self._first_mover: int | None = None
         self._phase_index = 0
         self._run: PhaseRun | None = None
+        self._runs: dict[int, PhaseRun] = {}
+        """Each phase's run, restarted every round the phase opens."""
         self._phase_name: str | None = None
         self.game.initialize_game(list(players))
         self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
@@ -464,7 +466,12 @@ class Match:
             order = self._turn_order(phase.turn_order, phase.start, phase.first_mover)
         elif sorted(order) != sorted(self.players):
             raise RuntimeError(f"{self.spec.id}.phase_order returned {order}, not an order of {self.players}")
-        self._run = PhaseRun(phase, self.players, order)
+        run = self._runs.get(index)
+        if run is None:
+            run = self._runs[index] = PhaseRun(phase, self.players, order)
+        else:
+            run.restart(order)
+        self._run = run
         self._phase_name = phase.name
         self._arm_deadline(self._run)
         self.game.begin_phase(phase.name)
@@ -487,7 +494,7 @@ class Match:
                 self._first_mover = 0
         offset = self._first_mover + (self.round - 1 if start is StartRule.ROTATING else 0)
         offset %= len(self.players)
-        return self.players[offset:] + self.players[:offset]
+        return self.players[offset:] + self.players[:offset] if offset else list(self.players)
 
     def _finish(self) -> None:
         self.game.state = GameState.COMPLETED

@@ -10,6 +10,8 @@ from negotiation_platform.spec import PhaseEnd, PhaseSpec, TurnOrder
 
 
 class PhaseRun:
+    """One per phase of a match, restarted every round it opens (its rules are read once)."""
+
     __slots__ = (
         "_stop_on_quota",
         "acting_now",
@@ -23,8 +25,8 @@ class PhaseRun:
         "order",
         "phase",
         "players",
-        "seconds_per_turn",
         "sealed",
+        "seconds_per_turn",
         "submissions",
         "total_turns",
         "turn_index",
@@ -34,8 +36,6 @@ class PhaseRun:
     def __init__(self, phase: PhaseSpec, players: list[str], order: list[str]) -> None:
         self.phase = phase
         self.players = players
-        self.order = order
-        """Alternating phases: the turn order of this round (otherwise the seat order)."""
         self.alternating = phase.turn_order is TurnOrder.ALTERNATING
         self.sealed = phase.turn_order is TurnOrder.SIMULTANEOUS
         limits = phase.limits
@@ -44,6 +44,11 @@ class PhaseRun:
         self.actions_per_turn = limits.actions_per_turn
         self.seconds_per_turn = limits.seconds_per_turn
         self._stop_on_quota = PhaseEnd.MESSAGES_USED in phase.ends_when
+        self.restart(order)
+
+    def restart(self, order: list[str]) -> None:
+        """Open the phase for a new round with turn order `order` (otherwise the seat order)."""
+        self.order = order
         self.turn_index = 0
         # per-player counts, absent meaning 0 (a phase opens every round: empty dicts are the cheapest)
         self.turns_taken: dict[str, int] = {}

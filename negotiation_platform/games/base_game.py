@@ -19,9 +19,9 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.errors import NegotiationError
+from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
-from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.strict_json import validate_strict
 
 

@@ -11,7 +11,7 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, ClassVar, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,25 +38,13 @@ class Setup:
         return render_rules(self.spec)
 
 
-class Configurable(Protocol):
-    """The class side of a game, as far as building its setup goes."""
-
-    Config: ClassVar[type[BaseModel]]
-
-    @classmethod
-    def parse_config(cls, config: Any) -> BaseModel: ...
-
-    @classmethod
-    def build_spec(cls, config: Any) -> GameSpec: ...
-
-
 _setups: OrderedDict[tuple[type, type | None, bytes], Setup] = OrderedDict()
 _lock = threading.Lock()
 
 
-def shared_setup(game_cls: type[Configurable], config: Mapping[str, Any] | BaseModel | None) -> Setup:
-    """The setup of `game_cls` under `config`: from the cache, or parsed (raising pydantic's
-    ValidationError for a bad config, which is never cached) and built."""
+def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | None) -> Setup:
+    """The setup of a game class (its `Config`, `parse_config` and `build_spec`) under `config`: from
+    the cache, or parsed (raising pydantic's ValidationError for a bad config, never cached) and built."""
     key = _key(game_cls, config)
     if key is not None:
         with _lock:
@@ -74,13 +62,15 @@ def shared_setup(game_cls: type[Configurable], config: Mapping[str, Any] | BaseM
     return setup
 
 
-def _key(game_cls: type[Configurable], config: Any) -> tuple[type, type | None, bytes] | None:
+def _key(game_cls: type[Any], config: Any) -> tuple[type, type | None, bytes] | None:
     """The class, the config's own class (None for plain data) and the config's JSON text."""
+    if config is None or (type(config) is dict and not config):
+        return game_cls, None, b"{}"  # the defaults: the JSON text of an empty config
     if isinstance(config, game_cls.Config):
         return game_cls, type(config), config.model_dump_json().encode()
-    if config is None or isinstance(config, Mapping):
+    if isinstance(config, Mapping):
         try:
-            return game_cls, None, strict_json(game_cls.Config, dict(config or {}))
+            return game_cls, None, strict_json(game_cls.Config, dict(config))
         except ValidationError:
             return None  # not JSON: parsing refuses it
     return None
