@@ -52,10 +52,11 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "get_turn_state": Operation(
         "Everything you need now: status, phase, round, whose turn, deadline, allowed actions with payload "
-        "schemas, your view, the events since `since`, and the prompt text. With wait_seconds > 0 it blocks "
-        f"(up to {MAX_WAIT_SECONDS:g} s) until it is your turn or something new happened.",
+        "schemas, your view, the events since `since`, and the prompt text (unless include_prompt is false). "
+        f"With wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until it is your turn or something "
+        "new happened.",
         ("match_id", "token"),
-        ("since", "wait_seconds"),
+        ("since", "wait_seconds", "include_prompt"),
     ),
     "send_public_message": Operation(
         "Post a message every player sees, if this phase allows public messages.",

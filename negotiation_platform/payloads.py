@@ -3,26 +3,30 @@ and the readable form of pydantic's complaints, shared with config refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.rules_text import describe_payload
-from negotiation_platform.spec import ActionSpec
-from negotiation_platform.strict_json import validate_strict
+from negotiation_platform.spec import ActionSpec, EmptyPayload
+from negotiation_platform.strict_json import strict_json
 
 
 def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
     """The payload as JSON-ready data, or a NegotiationError(invalid_payload) saying what is wrong."""
-    if payload is not None and not isinstance(payload, Mapping):
+    if type(payload) is not dict and payload is not None and not isinstance(payload, Mapping):
         raise NegotiationError(
             ErrorCode.INVALID_PAYLOAD,
             f"The payload of `{action.name}` must be a JSON object ({describe_payload(action.payload)}).",
         )
+    if not payload and action.payload is EmptyPayload:
+        return {}  # nothing to check: the one valid payload of an action without data
+    model = action.payload
+    validator = _validators.get(model) or _compile(model)
     try:
-        model = validate_strict(action.payload, dict(payload or {}))
+        return validator(payload if type(payload) is dict else dict(payload or {}))
     except ValidationError as exc:
         problems = validation_problems(exc, "(payload)")
         raise NegotiationError(
@@ -32,7 +36,49 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
             + f". Expected {describe_payload(action.payload)}.",
             problems=problems,
         ) from None
-    return model.model_dump(mode="json")
+
+
+Validator = Callable[[dict[str, Any]], dict[str, Any]]
+_validators: dict[type[BaseModel], Validator] = {}
+"""Compiled validators by payload model (models are few, made once per game class and config)."""
+
+
+def _compile(model: type[BaseModel]) -> Validator:
+    """Strict JSON validation by `model`, returning `model_dump(mode="json")` of the result, calling
+    pydantic-core directly; the data never changes on its way, so it is neither copied nor walked."""
+    validate_json = model.__pydantic_validator__.validate_json
+    to_python = model.__pydantic_serializer__.to_python
+    if _dumps_as_stored(model):
+
+        def as_stored(data: dict[str, Any]) -> dict[str, Any]:
+            return dict(validate_json(strict_json(model, data), strict=True).__dict__)
+
+        validator: Validator = as_stored
+    else:
+
+        def dumped(data: dict[str, Any]) -> dict[str, Any]:
+            dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
+            return dump
+
+        validator = dumped
+    _validators[model] = validator
+    return validator
+
+
+_PLAIN_TYPES = (int, float, str, bool)
+
+
+def _dumps_as_stored(model: type[BaseModel]) -> bool:
+    """Whether the JSON dump of a `model` instance is exactly its field values: every field a plain
+    int, float, str or bool, nothing that serialises, renames, hides or adds fields."""
+    decorators = model.__pydantic_decorators__
+    return (
+        model.model_config.get("extra") in (None, "forbid", "ignore")
+        and not decorators.field_serializers
+        and not decorators.model_serializers
+        and not decorators.computed_fields
+        and all(f.annotation in _PLAIN_TYPES and not f.exclude for f in model.model_fields.values())
+    )
 
 
 def validation_problems(exc: ValidationError, whole: str) -> list[dict[str, str]]:

@@ -191,7 +191,10 @@ class PhaseSpec(BaseModel):
 
     def action(self, name: str) -> ActionSpec | None:
         """The action called `name` (or one of its aliases) in this phase, if it is allowed here."""
-        return next((a for a in self.actions if name == a.name or name in a.aliases), None)
+        for action in self.actions:  # a loop, not a generator: asked on every action a match takes
+            if name == action.name or name in action.aliases:
+                return action
+        return None
 
     @model_validator(mode="after")
     def _coherent(self) -> PhaseSpec:

@@ -23,16 +23,40 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 def validate_strict(model: type[ModelT], data: Any) -> ModelT:
     """`data` validated by `model` as strict JSON (raises ValidationError, also for non-JSON data)."""
-    problem = json_problem(data)
+    return model.model_validate_json(strict_json(model, data), strict=True)
+
+
+def strict_json(model: type[BaseModel], data: Any) -> bytes:
+    """The JSON text that strict validation of `data` reads: whole floats written as integers.
+
+    Raises the ValidationError `model` would give when `data` is not plain finite JSON. The same
+    data always gives the same text, so the text can key caches of validation results.
+    """
+    flat = _flat_plain(data)
+    problem = None if flat else json_problem(data)
     if problem is None:
         try:
-            return model.model_validate_json(to_json(_whole_numbers_as_int(data)), strict=True)
+            return to_json(data if flat else _whole_numbers_as_int(data))
         except PydanticSerializationError as exc:
             problem = ((), f"not JSON data ({exc})")
     loc, message = problem
     error = PydanticCustomError("not_json", message)
     details: list[InitErrorDetails] = [{"type": error, "loc": loc, "input": None}]
     raise ValidationError.from_exception_data(model.__name__, details)
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _flat_plain(data: Any) -> bool:
+    """Whether `data` is a dict of strings to strings, integers, booleans and nulls: JSON as it stands
+    (no float to rewrite, no nesting to bound), the usual shape of a payload or config."""
+    if type(data) is not dict:
+        return False
+    for key, value in data.items():  # noqa: SIM110 (a loop: all() over a generator costs more here)
+        if type(key) is not str or type(value) not in _SCALARS:
+            return False
+    return True
 
 
 def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:

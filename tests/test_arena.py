@@ -191,3 +191,80 @@ async def test_an_agent_refused_again_and_again_forfeits_its_turn_not_the_match(
     assert forfeits and all(e["data"]["players"] == ["stubborn"] for e in forfeits)
     reason = forfeits[0]["data"]["reason"]
     assert f"refused {MAX_ATTEMPTS} times in a row" in reason and "less than or equal to 100" in reason
+
+
+def count_prompts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every prompt split_100 builds (by the seat it is for)."""
+    from negotiation_platform.games import Split100Game
+
+    built: list[str] = []
+    original = Split100Game.get_game_prompt
+
+    def counted(self: Split100Game, player_id: str) -> str:
+        built.append(player_id)
+        return original(self, player_id)
+
+    monkeypatch.setattr(Split100Game, "get_game_prompt", counted)
+    return built
+
+
+async def test_the_prompt_is_built_on_request_once_per_turn(registry, monkeypatch) -> None:
+    built = count_prompts(monkeypatch)
+    arena = Arena(registry)
+    mid, a, _ = await two_seats(arena)
+    assert "prompt" not in await arena.get_turn_state(mid, a["token"], include_prompt=False)
+    assert built == []
+    first = await arena.get_turn_state(mid, a["token"])
+    again = await arena.get_turn_state(mid, a["token"])
+    assert first["prompt"] == again["prompt"] and built == ["alice"]
+    await arena.perform_action(mid, a["token"], "propose", {"mine": 70})
+    after = await arena.get_turn_state(mid, a["token"])
+    assert built == ["alice", "alice"] and "you keep 70" in after["prompt"]
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.get_turn_state(mid, a["token"], include_prompt="yes"))
+
+
+class PromptReader:
+    """Proposes once with the prompt it was shown, then accepts; it reads the prompt (by default)."""
+
+    name = "reader"
+
+    def __init__(self) -> None:
+        self.prompts: list[str | None] = []
+
+    def decide(self, turn: dict[str, Any]) -> Decision:
+        self.prompts.append(turn.get("prompt"))
+        names = [a["name"] for a in turn["allowed_actions"]]
+        return Decision(action="accept") if "accept" in names else Decision(action="propose", payload={"mine": 50})
+
+
+async def test_drivers_ask_for_the_prompt_only_for_agents_that_read_it(registry, monkeypatch) -> None:
+    built = count_prompts(monkeypatch)
+    await play_match(Arena(registry), "split_100", [RandomAgent(seed=1), ConcessionAgent(seed=2)], seed=3)
+    assert built == []
+    reader = PromptReader()
+    await play_match(Arena(registry), "split_100", [reader, ConcessionAgent(seed=2)], seed=3)
+    assert reader.prompts and all(p and "SPLIT $100" in p for p in reader.prompts)
+    assert set(built) == {"reader"}
+
+
+async def test_steps_run_on_the_loop_in_process_and_in_threads_when_served(registry, monkeypatch) -> None:
+    import dataclasses
+    import threading
+
+    from negotiation_platform.arena.policy import ArenaPolicy
+    from negotiation_platform.games import Split100Game
+
+    threads: list[int] = []
+    original = Split100Game.process_action
+
+    def recorded(self: Split100Game, action: Any) -> dict[str, Any]:
+        threads.append(threading.get_ident())
+        return original(self, action)
+
+    monkeypatch.setattr(Split100Game, "process_action", recorded)
+    assert ArenaPolicy.served().steps_in_thread and not ArenaPolicy().steps_in_thread
+    for policy in (ArenaPolicy(), dataclasses.replace(ArenaPolicy(), steps_in_thread=True)):
+        arena = Arena(registry, policy=policy)
+        mid, a, _ = await two_seats(arena)
+        await arena.perform_action(mid, a["token"], "propose", {"mine": 70})
+    assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident()

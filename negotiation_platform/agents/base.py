@@ -29,7 +29,8 @@ class Agent(Protocol):
     """An agent decides from the arena's turn state alone, so it plays the same in-process or remotely.
 
     When the arena refuses a decision, `decide` is called again with the refusal under
-    `turn["refusal"]`.
+    `turn["refusal"]`. An agent that never reads `turn["prompt"]` says so with a class attribute
+    `reads_prompt = False`, and the drivers then do not ask the arena to build the prompt text.
     """
 
     name: str
@@ -37,3 +38,8 @@ class Agent(Protocol):
     def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
         """A decision, directly or (for agents that must ask someone remote) as an awaitable."""
         ...
+
+
+def reads_prompt(agent: Agent) -> bool:
+    """Whether `agent` reads the prompt text (agents that do not say otherwise are assumed to)."""
+    return bool(getattr(agent, "reads_prompt", True))

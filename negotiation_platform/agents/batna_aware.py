@@ -19,6 +19,8 @@ from negotiation_platform.games.negotiation_tools import suggest_next_offer
 class BatnaAwareAgent:
     """Accepts what beats its decayed BATNA; otherwise concedes toward the BATNA step by step."""
 
+    reads_prompt = False
+
     def __init__(self, seed: int = 0, name: str = "batna", step: float = 0.25) -> None:
         self.name = name
         self.step = step

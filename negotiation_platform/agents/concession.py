@@ -20,6 +20,8 @@ from negotiation_platform.agents.random_agent import RandomAgent
 class ConcessionAgent:
     """Time-based concession from its best outcome toward its reservation value."""
 
+    reads_prompt = False
+
     def __init__(self, seed: int = 0, name: str = "concession", beta: float = 1.0) -> None:
         self.name = name
         self.beta = beta

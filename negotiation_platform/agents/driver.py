@@ -13,7 +13,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from negotiation_platform.agents.base import Agent
+from negotiation_platform.agents.base import Agent, reads_prompt
 from negotiation_platform.arena import MAX_WAIT_SECONDS, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -93,7 +93,8 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
             if refused.code not in RETRYABLE:
                 raise
             refusal = refused
-            turn = {**await arena.get_turn_state(match_id, seat.token), "refusal": refused.to_dict()}
+            again = await arena.get_turn_state(match_id, seat.token, include_prompt=reads_prompt(seat.agent))
+            turn = {**again, "refusal": refused.to_dict()}
             if not turn["your_turn"]:
                 return True
     last = f": {refusal.message}" if refusal is not None else ""
@@ -122,7 +123,9 @@ async def play_match(
     while True:
         moved = False
         for seat in seats:
-            turn = await arena.get_turn_state(match_id, seat.token, since=seat.cursor)
+            turn = await arena.get_turn_state(
+                match_id, seat.token, since=seat.cursor, include_prompt=reads_prompt(seat.agent)
+            )
             seat.cursor = turn["cursor"]
             if turn["status"] == "finished":
                 return {**await arena.get_result(match_id), "events": await _seen_events(arena, match_id, seats)}
@@ -136,24 +139,28 @@ async def _seen_events(arena: ArenaApi, match_id: str, seats: list[SeatHandle]) 
     """The union of the events the seats were shown; with every seat ours, that is the whole log."""
     seen: dict[int, dict[str, Any]] = {}
     for seat in seats:
-        for event in (await arena.get_turn_state(match_id, seat.token))["events"]:
+        for event in (await arena.get_turn_state(match_id, seat.token, include_prompt=False))["events"]:
             seen[event["seq"]] = event
     return [seen[seq] for seq in sorted(seen)]
 
 
 async def _wait_for_clock(arena: ArenaApi, match_id: str, seat: SeatHandle) -> None:
     """Every agent chose to wait: only the phase's clock can move the match on, so wait for it."""
-    turn = await arena.get_turn_state(match_id, seat.token)
+    turn = await arena.get_turn_state(match_id, seat.token, include_prompt=False)
     if turn.get("deadline_seconds") is None:
         raise AgentGaveUp("every agent is waiting and no clock runs in this phase")
-    await arena.get_turn_state(match_id, seat.token, since=turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1)
+    await arena.get_turn_state(
+        match_id, seat.token, since=turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1, include_prompt=False
+    )
 
 
 async def run_seat(arena: ArenaApi, match_id: str, seat: SeatHandle, *, wait_seconds: float = MAX_WAIT_SECONDS) -> None:
     """Play one seat to the end of the match, sleeping in `get_turn_state` until there is work."""
     cursor: int | None = None
     while True:
-        turn = await arena.get_turn_state(match_id, seat.token, since=cursor, wait_seconds=wait_seconds)
+        turn = await arena.get_turn_state(
+            match_id, seat.token, since=cursor, wait_seconds=wait_seconds, include_prompt=reads_prompt(seat.agent)
+        )
         cursor = turn["cursor"]
         if turn["status"] == "finished":
             return

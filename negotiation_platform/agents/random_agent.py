@@ -12,6 +12,8 @@ from negotiation_platform.agents.payloads import sample_payload
 class RandomAgent:
     """Uniformly random legal actions, reading only the turn state's actions and their payload schemas."""
 
+    reads_prompt = False
+
     def __init__(self, seed: int = 0, name: str = "random") -> None:
         self.name = name
         self._rng = random.Random(seed)

@@ -5,9 +5,10 @@ instead of polling) and deadlines. Every operation takes plain JSON-ready argume
 plain JSON-ready dicts; refusals raise `NegotiationError` and change nothing. The argument names
 here are the ones every transport reuses.
 
-Game code runs off the event loop (`asyncio.to_thread`) under a per-match lock, so a slow step
-of one match never stalls the others or the server. What a shared server adds (secret seeds,
-turn clocks, limits) is its `ArenaPolicy`; see `negotiation_platform.arena.policy`.
+Game code runs under a per-match lock; on a served arena it runs off the event loop
+(`asyncio.to_thread`), so a slow step of one match never stalls the others or the server. What
+a shared server adds (secret seeds, turn clocks, limits, steps off the loop) is its `ArenaPolicy`;
+see `negotiation_platform.arena.policy`.
 
 With a store (`use_store`), every call that changes a match writes what it changed before it
 answers, and a match not in memory is loaded from the store: adopted and rebuilt by replaying
@@ -34,7 +35,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -66,6 +67,7 @@ MAX_ARGUMENT_CHARS = 65_536
 MAX_DEFAULTS_PER_STEP = 10_000
 """Bound on default moves played in one go for seats that left (every game's rounds are finite)."""
 LEFT = "left the match"
+StepResult = TypeVar("StepResult")
 CALLER: ContextVar[str | None] = ContextVar("negotiation_arena_caller", default=None)
 """Who is calling, as the transport knows it (its address or auth token); limits count per caller."""
 MAX_PAGE = 500
@@ -123,6 +125,10 @@ class LiveMatch:
 
     def players(self) -> list[str]:
         return [s.agent_id for s in self.seats]
+
+    prompts: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Each seat's last prompt text and the length of the log it was built at: a prompt depends only
+    on the game's state, which changes only with the log, so it is built once per turn, on demand."""
 
     @property
     def status(self) -> str:
@@ -293,14 +299,24 @@ class Arena:
     # --- per-seat operations --------------------------------------------------------------
 
     async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+        self,
+        match_id: str,
+        token: str,
+        since: int | None = None,
+        wait_seconds: float = 0,
+        include_prompt: bool = True,
     ) -> dict[str, Any]:
-        """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new."""
+        """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new.
+
+        `include_prompt=False` leaves out the prompt text, for agents that read only the data.
+        """
         cursor = _cursor(since)
+        if not isinstance(include_prompt, bool):
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
             live, seat = await self._seat(match_id, token)
-            return live, lambda: self._turn_state(live, seat, cursor)
+            return live, lambda: self._turn_state(live, seat, cursor, include_prompt)
 
         return await self._wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
 
@@ -563,7 +579,7 @@ class Arena:
             token = secrets.token_urlsafe(24)
             seat = Seat(agent_id=agent_id, token_hash=token_hash(token), name=name or agent_id, house=house)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await asyncio.to_thread(
+                live.match = await self._step(
                     Match,
                     live.entry.cls,
                     [s.agent_id for s in live.seats] + [agent_id],
@@ -698,11 +714,17 @@ class Arena:
 
     # --- keeping matches in the store -----------------------------------------------------
 
+    async def _step(self, step: Callable[..., StepResult], *args: Any, **kwargs: Any) -> StepResult:
+        """Run one step of game code: in a worker thread when the policy says so, else right here."""
+        if self.policy.steps_in_thread:
+            return await asyncio.to_thread(step, *args, **kwargs)
+        return step(*args, **kwargs)
+
     async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
-        """Run `work` (a change and its store write) off the loop. If the store refused the write, the
+        """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
         in-memory copy is forgotten: the store stays the truth, and the next call loads it from there."""
         try:
-            await asyncio.to_thread(work)
+            await self._step(work)
         except NegotiationError as failure:
             if failure.code in STORE_FAILURES:
                 self._forget(live)
@@ -902,7 +924,7 @@ class Arena:
             state.update(config=live.config, result=match.result.to_dict())
         return state
 
-    def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int) -> dict[str, Any]:
+    def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> dict[str, Any]:
         state: dict[str, Any] = {
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
@@ -918,12 +940,13 @@ class Arena:
         events = match.events_for(me, cursor)
         deadline = match.deadline
         allowed = match.allowed_actions(me)
+        acting = match.acting()
         state.update(
             round=match.round,
             rounds=match.spec.rounds,
             phase=match.phase,
-            acting=match.acting(),
-            your_turn=me in match.acting(),
+            acting=acting,
+            your_turn=me in acting,
             deadline_seconds=None if deadline is None else max(0.0, round(deadline - self._clock(), 3)),
             allowed_actions=[
                 {
@@ -939,11 +962,20 @@ class Arena:
             bargaining=match.game.bargaining_position(me) if not match.finished else None,
             events=[e.to_dict() for e in events],
             cursor=len(match.events),
-            prompt=match.game.get_game_prompt(me),
         )
+        if include_prompt:
+            state["prompt"] = self._prompt(live, match, me)
         if match.result is not None:
             state["result"] = {"payoffs": match.result.final_scores, "agreement": match.result.game_data["agreement"]}
         return state
+
+    @staticmethod
+    def _prompt(live: LiveMatch, match: Match, agent_id: str) -> str:
+        built_at, prompt = live.prompts.get(agent_id, (-1, ""))
+        if built_at != len(match.events):
+            prompt = match.game.get_game_prompt(agent_id)
+            live.prompts[agent_id] = (len(match.events), prompt)
+        return prompt
 
 
 def _text(name: str, value: Any) -> str:

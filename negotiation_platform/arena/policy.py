@@ -17,6 +17,10 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
 * **Spectators.** Anyone may watch a match's public events; a seat's private messages, sealed moves
   and own view stay hidden, even after the end unless the server is told to reveal finished
   matches (`reveal_finished`).
+* **Steps off the event loop.** Each step of a match (an action, a message, a clock running out)
+  runs in a worker thread, so one slow game never stalls the server's other matches. In-process
+  the host owns every seat and a thread hop costs more than a step of most games, so steps run
+  on the loop.
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
   (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
   fetch arbitrary URLs.
@@ -49,6 +53,8 @@ class ArenaPolicy:
     """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
     reveal_finished: bool = False
     """Whether spectators of a finished match see its private events and every seat's view."""
+    steps_in_thread: bool = False
+    """Run each step of a match in a worker thread (a server: no game can stall the others)."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @classmethod
@@ -72,6 +78,7 @@ class ArenaPolicy:
             finished_ttl,
             remote_agents,
             reveal_finished,
+            steps_in_thread=True,
         )
 
     def match_seed(self, match_id: str, client_seed: int | None) -> int:

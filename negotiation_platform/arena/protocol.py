@@ -19,7 +19,12 @@ class ArenaApi(Protocol):
     async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]: ...
 
     async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+        self,
+        match_id: str,
+        token: str,
+        since: int | None = None,
+        wait_seconds: float = 0,
+        include_prompt: bool = True,
     ) -> dict[str, Any]: ...
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]: ...

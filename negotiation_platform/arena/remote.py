@@ -36,9 +36,21 @@ class RemoteArena(ABC):
         return await self.call("join_game", match_id=match_id, name=name)
 
     async def get_turn_state(
-        self, match_id: str, token: str, since: int | None = None, wait_seconds: float = 0
+        self,
+        match_id: str,
+        token: str,
+        since: int | None = None,
+        wait_seconds: float = 0,
+        include_prompt: bool = True,
     ) -> dict[str, Any]:
-        return await self.call("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
+        return await self.call(
+            "get_turn_state",
+            match_id=match_id,
+            token=token,
+            since=since,
+            wait_seconds=wait_seconds,
+            include_prompt=include_prompt,
+        )
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
         return await self.call("send_public_message", match_id=match_id, token=token, content=content)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class EventKind(StrEnum):
@@ -24,8 +23,10 @@ INPUT_KINDS = frozenset({EventKind.MESSAGE, EventKind.ACTION, EventKind.TIMEOUT}
 """Events that come from outside the match; every other event is derived from them and the seed."""
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(NamedTuple):
+    """One entry of the log; immutable. A tuple underneath: a match keeps dozens, so they stay small
+    and quick to make."""
+
     seq: int
     kind: EventKind
     round: int

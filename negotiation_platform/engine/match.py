@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -21,12 +20,16 @@ from negotiation_platform.payloads import validate_payload
 from negotiation_platform.spec import (
     ActionSpec,
     FirstMover,
+    GameSpec,
     PhaseEnd,
     StartRule,
     TurnOrder,
 )
 
 Clock = Callable[[], float]
+_new_event = tuple.__new__
+"""Makes an `Event` from its fields in order: what `Event(...)` does, without the Python-level
+constructor a NamedTuple adds (the log gets several events per action)."""
 DEADLINE = "deadline"
 """The reason logged when a clock, not a player, ends a turn or phase."""
 
@@ -48,9 +51,13 @@ class Match:
         self.seed = seed
         self.players = list(players)
         self._clock = clock
-        self._rng = random.Random(seed)
-        self.game = game_cls(game_id=match_id, config=config, rng=random.Random(self._rng.getrandbits(64)))
+        rng = random.Random(seed)
+        self.game = game_cls(game_id=match_id, config=config, rng=random.Random(rng.getrandbits(64)))
         self.spec = self.game.spec
+        self._rng = rng if _draws_orders(self.spec) else None
+        """Kept only for specs whose turn orders are drawn: a generator's state is 2.5 KB per match."""
+        self._game_refuses = type(self.game).action_error is not BaseGame.action_error
+        """Whether the game has rules of its own to check an action against (else there is no call to make)."""
         roles = self.spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -59,10 +66,13 @@ class Match:
         self.events: list[Event] = []
         self.round = 0
         self.result: GameResult | None = None
-        self._uses: Counter[tuple[str, str]] = Counter()
+        self._uses: dict[tuple[str, str], int] = {}
         self._first_mover: int | None = None
         self._phase_index = 0
         self._run: PhaseRun | None = None
+        self._runs: dict[int, PhaseRun] = {}
+        """Each phase's run, restarted every round the phase opens."""
+        self._phase_name: str | None = None
         self.game.initialize_game(list(players))
         self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
         self._start_round(1)
@@ -75,7 +85,7 @@ class Match:
 
     @property
     def phase(self) -> str | None:
-        return self._run.phase.name if self._run is not None else None
+        return self._phase_name
 
     def acting(self) -> list[str]:
         """Who may act now."""
@@ -95,11 +105,7 @@ class Match:
         if player_id not in self.acting():
             return []
         run = self._require_run()
-        candidates = [
-            a.name
-            for a in run.phase.actions
-            if a.max_per_player is None or self._uses[(player_id, a.name)] < a.max_per_player
-        ]
+        candidates = [a.name for a in run.phase.actions if self._has_budget(player_id, a)]
         available = set(self.game.available_actions(player_id, candidates))
         return [a for a in run.phase.actions if a.name in available and a.name in candidates]
 
@@ -122,39 +128,35 @@ class Match:
     def remaining_uses(self, player_id: str, action: ActionSpec) -> int | None:
         if action.max_per_player is None:
             return None
-        return action.max_per_player - self._uses[(player_id, action.name)]
+        return action.max_per_player - self._uses.get((player_id, action.name), 0)
 
     # --- acting ---------------------------------------------------------------------------
 
     def submit(self, player_id: str, action_type: str, payload: Mapping[str, Any] | None = None) -> list[Event]:
-        """Take an action; returns the events it caused. Refusals raise and change nothing."""
-        self._require_player(player_id)
-        run = self._require_run()
+        """Take an action; returns the events it caused. Refusals raise and change nothing.
+
+        Checked in this order: the seat, the phase, the turn, the budget, the payload, then the game's
+        own rules; only the chosen action is checked, the full menu is listed only in a refusal.
+        """
+        run = self._run
+        if run is None or self.result is not None or player_id not in self.players:
+            self._require_player(player_id)
+            run = self._require_run()
         action = run.phase.action(action_type)
         if action is None:
-            if action_type in self.spec.all_action_names():
-                phases = [p.name for p in self.spec.phases if p.action(action_type)]
-                raise NegotiationError(
-                    ErrorCode.PHASE_CLOSED,
-                    f"`{action_type}` is not allowed in phase `{run.phase.name}`; it belongs to {phases}. "
-                    f"Allowed now: {[a.name for a in run.phase.actions]}.",
-                    phase=run.phase.name,
-                )
-            raise NegotiationError(
-                ErrorCode.UNKNOWN_ACTION,
-                f"`{action_type}` is not an action of {self.spec.id}; "
-                f"its actions are {sorted(self.spec.all_action_names())}.",
-            )
-        self._require_turn(player_id, run)
-        if action.max_per_player is not None and self._uses[(player_id, action.name)] >= action.max_per_player:
+            raise self._not_in_phase(run, action_type)
+        if player_id not in run.acting_now:
+            raise self._not_your_turn(run)
+        if action.max_per_player is not None and not self._has_budget(player_id, action):
             raise NegotiationError(
                 ErrorCode.LIMIT_REACHED,
                 f"You have used all {action.max_per_player} `{action.name}` actions allowed in this match.",
                 action=action.name,
             )
         data = validate_payload(action, payload)
-        reason = self.game.action_error(player_id, {"type": action.name, **data})
-        if action.name not in {a.name for a in self.allowed_actions(player_id)}:
+        game = self.game
+        reason = game.action_error(player_id, {"type": action.name, **data}) if self._game_refuses else None
+        if action.name not in game.available_actions(player_id, [action.name]):
             raise NegotiationError(
                 ErrorCode.INVALID_ACTION,
                 reason
@@ -213,8 +215,7 @@ class Match:
         start = len(self.events)
         visible = None if recipients is None else tuple([player_id, *recipients])
         self._log(EventKind.MESSAGE, player_id, {"content": content, "to": recipients}, visible)
-        run.messages_sent[player_id] += 1
-        run.messages_in_turn[player_id] += 1
+        run.count_message(player_id)
         if policy.uses_turn:
             self._end_turn(run, player_id)
         self._settle()
@@ -233,7 +234,7 @@ class Match:
         In free and simultaneous phases the clock is the phase's, so the phase closes.
         """
         run = self._require_run()
-        return self._play_defaults(run, run.acting(), DEADLINE, close_phase=not run.alternating)
+        return self._play_defaults(run, list(run.acting_now), DEADLINE, close_phase=not run.alternating)
 
     def play_default(self, player_id: str, reason: str) -> list[Event]:
         """Play the phase's default action for one player who forfeits its move (a remote agent that
@@ -253,12 +254,12 @@ class Match:
                 break
             if action is not None and default is not None and self._default_allowed(player, action, default.payload):
                 self._apply_action(run, player, action, validate_payload(action, default.payload), timed_out=True)
-            if player in run.acting():
+            if player in run.acting_now:
                 self._end_turn(run, player)
             if not run.alternating:
-                run.finished.add(player)
+                run.finish([player])
         if close_phase:
-            run.finished.update(run.players)
+            run.finish(run.players)
         self._settle()
         return self.events[start:]
 
@@ -298,15 +299,7 @@ class Match:
     def _log(
         self, kind: EventKind, actor: str | None, data: dict[str, Any], visible_to: tuple[str, ...] | None = None
     ) -> Event:
-        event = Event(
-            seq=len(self.events) + 1,
-            kind=kind,
-            round=self.round,
-            phase=self.phase,
-            actor=actor,
-            data=data,
-            visible_to=visible_to,
-        )
+        event = _new_event(Event, (len(self.events) + 1, kind, self.round, self._phase_name, actor, data, visible_to))
         self.events.append(event)
         return event
 
@@ -322,27 +315,49 @@ class Match:
         return self._run
 
     def _require_turn(self, player_id: str, run: PhaseRun) -> None:
-        if player_id in run.acting():
-            return
+        if player_id not in run.acting_now:
+            raise self._not_your_turn(run)
+
+    def _not_your_turn(self, run: PhaseRun) -> NegotiationError:
+        acting = run.acting()
         if run.alternating:
-            raise NegotiationError(
+            return NegotiationError(
                 ErrorCode.NOT_YOUR_TURN,
-                f"It is {run.acting()[0] if run.acting() else 'nobody'}'s turn in phase `{run.phase.name}`.",
-                acting=run.acting(),
+                f"It is {acting[0] if acting else 'nobody'}'s turn in phase `{run.phase.name}`.",
+                acting=acting,
             )
-        raise NegotiationError(
+        return NegotiationError(
             ErrorCode.NOT_YOUR_TURN,
-            f"You have finished your part of phase `{run.phase.name}`; waiting for {run.acting()}.",
-            acting=run.acting(),
+            f"You have finished your part of phase `{run.phase.name}`; waiting for {acting}.",
+            acting=acting,
         )
+
+    def _not_in_phase(self, run: PhaseRun, action_type: str) -> NegotiationError:
+        if action_type in self.spec.all_action_names():
+            phases = [p.name for p in self.spec.phases if p.action(action_type)]
+            return NegotiationError(
+                ErrorCode.PHASE_CLOSED,
+                f"`{action_type}` is not allowed in phase `{run.phase.name}`; it belongs to {phases}. "
+                f"Allowed now: {[a.name for a in run.phase.actions]}.",
+                phase=run.phase.name,
+            )
+        return NegotiationError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"`{action_type}` is not an action of {self.spec.id}; "
+            f"its actions are {sorted(self.spec.all_action_names())}.",
+        )
+
+    def _has_budget(self, player_id: str, action: ActionSpec) -> bool:
+        limit = action.max_per_player
+        return limit is None or self._uses.get((player_id, action.name), 0) < limit
 
     def _messages_left(self, run: PhaseRun, player_id: str) -> int | None:
         policy = run.phase.messaging
         left = [
             limit - used
             for limit, used in (
-                (policy.per_player, run.messages_sent[player_id]),
-                (policy.per_turn, run.messages_in_turn[player_id]),
+                (policy.per_player, run.messages_sent.get(player_id, 0)),
+                (policy.per_turn, run.messages_in_turn.get(player_id, 0)),
             )
             if limit is not None
         ]
@@ -360,26 +375,19 @@ class Match:
     def _apply_action(
         self, run: PhaseRun, player: str, action: ActionSpec, data: dict[str, Any], *, timed_out: bool
     ) -> None:
-        sealed = run.phase.turn_order is TurnOrder.SIMULTANEOUS
-        record: dict[str, Any] = {"action_type": action.name, "payload": data}
+        name = action.name
+        record: dict[str, Any] = {"action_type": name, "payload": data}
         if timed_out:
             record["timed_out"] = True
-        event = self._log(EventKind.ACTION, player, record, (player,) if sealed else None)
-        if sealed:
+        event = self._log(EventKind.ACTION, player, record, (player,) if run.sealed else None)
+        if run.sealed:
             run.submissions.setdefault(player, []).append(record)
-        self._uses[(player, action.name)] += 1
-        self.game.process_action(
-            PlayerAction(
-                player_id=player,
-                action_type=action.name,
-                action_data=dict(data),
-                timestamp=float(event.seq),
-                round_number=self.round,
-            )
-        )
+        key = (player, name)
+        self._uses[key] = self._uses.get(key, 0) + 1
+        self.game.process_action(PlayerAction(player, name, dict(data), float(event.seq), self.round))
         self._drain_notices()
-        run.actions_in_turn[player] += 1
-        if action.ends_turn or run.actions_in_turn[player] >= run.phase.limits.actions_per_turn:
+        taken = run.actions_in_turn[player] = run.actions_in_turn.get(player, 0) + 1
+        if action.ends_turn or taken >= run.actions_per_turn:
             self._end_turn(run, player)
 
     def _end_turn(self, run: PhaseRun, player: str) -> None:
@@ -388,12 +396,14 @@ class Match:
             self._arm_deadline(run)
 
     def _arm_deadline(self, run: PhaseRun) -> None:
-        seconds = run.phase.limits.seconds_per_turn
+        seconds = run.seconds_per_turn
         run.deadline = None if seconds is None else self._clock() + seconds
 
     def _drain_notices(self) -> None:
-        for notice in self.game.drain_notices():
-            self._log(EventKind.NOTICE, None, notice.data, notice.visible_to)
+        notices = self.game.drain_notices()
+        if notices:
+            for notice in notices:
+                self._log(EventKind.NOTICE, None, notice.data, notice.visible_to)
 
     def _settle(self) -> None:
         """After any change: end the game, close the phase, or move on to the next round."""
@@ -417,7 +427,7 @@ class Match:
                 self._finish()
 
     def _phase_over(self, run: PhaseRun) -> bool:
-        if not run.acting():
+        if not run.acting_now:
             return True
         ends = run.phase.ends_when
         return PhaseEnd.GAME_DECIDES in ends and self.game.phase_complete(run.phase.name)
@@ -432,6 +442,7 @@ class Match:
     def _start_round(self, number: int) -> None:
         self.round = number
         self._run = None
+        self._phase_name = None
         self.game.begin_round(number)
         self._log(EventKind.ROUND_STARTED, None, {"round": number})
         self._drain_notices()
@@ -441,15 +452,27 @@ class Match:
 
     def _next_phase(self, start: int) -> int | None:
         """Index of the first phase from `start` on that runs in this round."""
-        return next((i for i in range(start, len(self.spec.phases)) if self.spec.phases[i].runs_in(self.round)), None)
+        phases = self.spec.phases
+        for index in range(start, len(phases)):
+            if phases[index].runs_in(self.round):
+                return index
+        return None
 
     def _start_phase(self, index: int) -> None:
         self._phase_index = index
         phase = self.spec.phases[index]
-        order = self.game.phase_order(phase.name) or self._turn_order(phase.turn_order, phase.start, phase.first_mover)
-        if sorted(order) != sorted(self.players):
+        order = self.game.phase_order(phase.name)
+        if order is None:
+            order = self._turn_order(phase.turn_order, phase.start, phase.first_mover)
+        elif sorted(order) != sorted(self.players):
             raise RuntimeError(f"{self.spec.id}.phase_order returned {order}, not an order of {self.players}")
-        self._run = PhaseRun(phase=phase, players=list(self.players), order=order)
+        run = self._runs.get(index)
+        if run is None:
+            run = self._runs[index] = PhaseRun(phase, self.players, order)
+        else:
+            run.restart(order)
+        self._run = run
+        self._phase_name = phase.name
         self._arm_deadline(self._run)
         self.game.begin_phase(phase.name)
         data: dict[str, Any] = {"phase": phase.name, "turn_order": phase.turn_order.value}
@@ -461,15 +484,28 @@ class Match:
         if turn_order is not TurnOrder.ALTERNATING:
             return list(self.players)
         if start is StartRule.SHUFFLED:
+            assert self._rng is not None
             return self._rng.sample(self.players, len(self.players))
         if self._first_mover is None:
-            self._first_mover = self._rng.randrange(len(self.players)) if first_mover is FirstMover.SEEDED else 0
+            if first_mover is FirstMover.SEEDED:
+                assert self._rng is not None
+                self._first_mover = self._rng.randrange(len(self.players))
+            else:
+                self._first_mover = 0
         offset = self._first_mover + (self.round - 1 if start is StartRule.ROTATING else 0)
         offset %= len(self.players)
-        return self.players[offset:] + self.players[:offset]
+        return self.players[offset:] + self.players[:offset] if offset else list(self.players)
 
     def _finish(self) -> None:
         self.game.state = GameState.COMPLETED
         self.result = self.game.get_result()
         self._drain_notices()
         self._log(EventKind.MATCH_ENDED, None, {"result": self.result.to_dict()})
+
+
+def _draws_orders(spec: GameSpec) -> bool:
+    """Whether some phase's turn order is drawn from the match's generator."""
+    return any(
+        p.turn_order is TurnOrder.ALTERNATING and (p.start is StartRule.SHUFFLED or p.first_mover is FirstMover.SEEDED)
+        for p in spec.phases
+    )

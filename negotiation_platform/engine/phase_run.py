@@ -1,58 +1,108 @@
-"""Book-keeping of one phase during one round: who may act, and what each player has used."""
+"""Book-keeping of one phase during one round: who may act, and what each player has used.
+
+Who may act is asked several times per action, so it is kept up to date by the methods that
+change it (`end_turn`, `count_message`, `finish`) rather than recomputed on every question.
+"""
 
 from __future__ import annotations
-
-from collections import Counter
-from dataclasses import dataclass, field
 
 from negotiation_platform.spec import PhaseEnd, PhaseSpec, TurnOrder
 
 
-@dataclass
 class PhaseRun:
-    phase: PhaseSpec
-    players: list[str]
-    order: list[str]
-    """Alternating phases: the turn order of this round (otherwise the seat order)."""
-    turn_index: int = 0
-    turns_taken: Counter[str] = field(default_factory=Counter)
-    actions_in_turn: Counter[str] = field(default_factory=Counter)
-    messages_in_turn: Counter[str] = field(default_factory=Counter)
-    messages_sent: Counter[str] = field(default_factory=Counter)
-    finished: set[str] = field(default_factory=set)
-    submissions: dict[str, list[dict[str, object]]] = field(default_factory=dict)
-    deadline: float | None = None
+    """One per phase of a match, restarted every round it opens (its rules are read once)."""
 
-    @property
-    def alternating(self) -> bool:
-        return self.phase.turn_order is TurnOrder.ALTERNATING
+    __slots__ = (
+        "_stop_on_quota",
+        "acting_now",
+        "actions_in_turn",
+        "actions_per_turn",
+        "alternating",
+        "deadline",
+        "finished",
+        "messages_in_turn",
+        "messages_sent",
+        "order",
+        "phase",
+        "players",
+        "sealed",
+        "seconds_per_turn",
+        "submissions",
+        "total_turns",
+        "turn_index",
+        "turns_taken",
+    )
 
-    def total_turns(self) -> int:
-        turns = self.phase.limits.turns
-        assert turns is not None, "alternating phases always have a turn limit"
-        return turns * len(self.order)
+    def __init__(self, phase: PhaseSpec, players: list[str], order: list[str]) -> None:
+        self.phase = phase
+        self.players = players
+        self.alternating = phase.turn_order is TurnOrder.ALTERNATING
+        self.sealed = phase.turn_order is TurnOrder.SIMULTANEOUS
+        limits = phase.limits
+        assert limits.turns is not None or not self.alternating, "alternating phases always have a turn limit"
+        self.total_turns = limits.turns * len(order) if limits.turns is not None else 0
+        self.actions_per_turn = limits.actions_per_turn
+        self.seconds_per_turn = limits.seconds_per_turn
+        self._stop_on_quota = PhaseEnd.MESSAGES_USED in phase.ends_when
+        self.restart(order)
 
-    def messages_exhausted(self, player: str) -> bool:
-        quota = self.phase.messaging.per_player
-        return quota is not None and self.messages_sent[player] >= quota
+    def restart(self, order: list[str]) -> None:
+        """Open the phase for a new round with turn order `order` (otherwise the seat order)."""
+        self.order = order
+        self.turn_index = 0
+        # per-player counts, absent meaning 0 (a phase opens every round: empty dicts are the cheapest)
+        self.turns_taken: dict[str, int] = {}
+        self.actions_in_turn: dict[str, int] = {}
+        self.messages_in_turn: dict[str, int] = {}
+        self.messages_sent: dict[str, int] = {}
+        self.finished: set[str] = set()
+        self.submissions: dict[str, list[dict[str, object]]] = {}
+        self.deadline: float | None = None
+        self.acting_now: tuple[str, ...] = self._who_acts()
+        """Who may act now (read it; the methods below keep it current)."""
 
     def acting(self) -> list[str]:
         """Players who may act right now, in seat order (or the current player)."""
-        if self.alternating:
-            if self.turn_index >= self.total_turns():
-                return []
-            return [self.order[self.turn_index % len(self.order)]]
-        stop_on_quota = PhaseEnd.MESSAGES_USED in self.phase.ends_when
-        return [
-            p for p in self.players if p not in self.finished and not (stop_on_quota and self.messages_exhausted(p))
-        ]
+        return list(self.acting_now)
 
     def end_turn(self, player: str) -> None:
         """Close `player`'s current turn (in alternating phases: pass the turn on)."""
         self.actions_in_turn[player] = 0
         self.messages_in_turn[player] = 0
-        self.turns_taken[player] += 1
+        taken = self.turns_taken[player] = self.turns_taken.get(player, 0) + 1
         if self.alternating:
             self.turn_index += 1
-        elif self.phase.limits.turns is not None and self.turns_taken[player] >= self.phase.limits.turns:
+            self.acting_now = self._next_in_order()
+            return
+        if self.phase.limits.turns is not None and taken >= self.phase.limits.turns:
             self.finished.add(player)
+        self.acting_now = self._who_acts()
+
+    def count_message(self, player: str) -> None:
+        self.messages_sent[player] = self.messages_sent.get(player, 0) + 1
+        self.messages_in_turn[player] = self.messages_in_turn.get(player, 0) + 1
+        if self._stop_on_quota:
+            self.acting_now = self._who_acts()
+
+    def finish(self, players: list[str]) -> None:
+        """`players` are done with this phase for the round (their clock ran out, or the phase's)."""
+        self.finished.update(players)
+        self.acting_now = self._who_acts()
+
+    def _messages_exhausted(self, player: str) -> bool:
+        quota = self.phase.messaging.per_player
+        return quota is not None and self.messages_sent.get(player, 0) >= quota
+
+    def _next_in_order(self) -> tuple[str, ...]:
+        if self.turn_index >= self.total_turns:
+            return ()
+        return (self.order[self.turn_index % len(self.order)],)
+
+    def _who_acts(self) -> tuple[str, ...]:
+        if self.alternating:
+            return self._next_in_order()
+        return tuple(
+            p
+            for p in self.players
+            if p not in self.finished and not (self._stop_on_quota and self._messages_exhausted(p))
+        )

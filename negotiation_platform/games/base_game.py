@@ -7,19 +7,20 @@ researcher may change. A game never deals with transports, clocks or other match
 
 from __future__ import annotations
 
-import functools
+import copy
+import dataclasses
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.errors import NegotiationError
+from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
 from negotiation_platform.strict_json import validate_strict
 
@@ -33,7 +34,7 @@ class GameState(Enum):
     FAILED = "failed"
 
 
-@dataclass
+@dataclass(slots=True)
 class PlayerAction:
     """One action a player took; `timestamp` is the engine's logical clock (the event sequence)."""
 
@@ -57,7 +58,34 @@ class GameResult:
     success: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's
+        deepcopy of every leaf (which made this the dearest step of finishing a match)."""
+        copied: dict[str, Any] = _plain_copy(self)
+        return copied
+
+
+_IMMUTABLE_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_copy(value: Any) -> Any:
+    """`value` copied as `dataclasses.asdict` copies a field: containers rebuilt, dataclasses turned
+    into dicts, other leaves deep-copied; immutable scalars are shared, as deepcopy would share them."""
+    kind = type(value)
+    if kind in _IMMUTABLE_LEAVES:
+        return value
+    if kind is dict:
+        return {_plain_copy(k): _plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return kind(*[_plain_copy(item) for item in value])
+    if isinstance(value, list | tuple):
+        return kind(_plain_copy(item) for item in value)
+    if isinstance(value, dict):
+        return kind((_plain_copy(k), _plain_copy(v)) for k, v in value.items())
+    return copy.deepcopy(value)
 
 
 MAX_ROUNDS = 1_000
@@ -91,12 +119,8 @@ class _SpecDescriptor:
 
     def __get__(self, instance: BaseGame[Any] | None, owner: type[BaseGame[Any]]) -> GameSpec:
         if instance is not None:
-            return instance.__dict__["_spec"]  # type: ignore[no-any-return]
-        cached = owner.__dict__.get("_default_spec")
-        if cached is None:
-            cached = owner.build_spec(owner.Config())
-            owner._default_spec = cached
-        return cached
+            return instance._setup.spec
+        return shared_setup(owner, None).spec
 
 
 class BaseGame(ABC, Generic[ConfigT]):
@@ -109,7 +133,6 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     Config: ClassVar[type[GameConfig]] = GameConfig
     spec: ClassVar[GameSpec] = _SpecDescriptor()  # type: ignore[assignment]
-    _default_spec: ClassVar[GameSpec | None] = None
 
     def __init__(
         self,
@@ -119,14 +142,13 @@ class BaseGame(ABC, Generic[ConfigT]):
         rng: random.Random | None = None,
     ) -> None:
         self.game_id = game_id
-        self.settings: ConfigT = cast(ConfigT, self.parse_config(config))
-        self.config: dict[str, Any] = self.settings.model_dump()
-        self._spec = type(self).build_spec(self.settings)
+        self._setup = shared_setup(type(self), config)
+        self.settings: ConfigT = cast(ConfigT, self._setup.settings)
         self.rng = rng if rng is not None else random.Random(0)
         self.state = GameState.WAITING
         self.players: list[str] = []
         self.current_round = 0
-        self.max_rounds = self._spec.rounds
+        self.max_rounds = self._setup.spec.rounds
         self.actions_history: list[PlayerAction] = []
         self.game_data: dict[str, Any] = {}
         self.current_phase: str | None = None
@@ -140,8 +162,13 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     @classmethod
     def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:
-        """The spec under `config`, without creating a game."""
-        return cls.build_spec(cls.parse_config(config))
+        """The spec under `config`, without creating a game (shared: built once per config)."""
+        return shared_setup(cls, config).spec
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The game's config as a plain dict (a fresh copy: the parsed config is shared and frozen)."""
+        return self.settings.model_dump()
 
     def __getattr__(self, name: str) -> Any:
         """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API shows."""
@@ -261,10 +288,10 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     # --- shared infrastructure --------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def rules_text(self) -> str:
-        """The plain-language rules of this game's spec (rendered once: the spec never changes)."""
-        return render_rules(self.spec)
+        """The plain-language rules of this game's spec (rendered once per config, shared by its games)."""
+        return self._setup.rules_text
 
     def open_actions(self, player_id: str) -> list[ActionSpec]:
         """The current phase's actions that the game would allow `player_id` now (for prompts)."""
@@ -282,7 +309,9 @@ class BaseGame(ABC, Generic[ConfigT]):
         self._notices.append(Notice(data=data, visible_to=tuple(to) if to is not None else None))
 
     def drain_notices(self) -> list[Notice]:
-        notices, self._notices = self._notices, []
+        notices = self._notices
+        if notices:  # most steps announce nothing: keep the empty list rather than make a new one
+            self._notices = []
         return notices
 
     def surplus(self) -> dict[str, float]:
@@ -306,7 +335,7 @@ class BaseGame(ABC, Generic[ConfigT]):
             "players": list(self.players),
             "current_round": self.current_round,
             "max_rounds": self.max_rounds,
-            "config": dict(self.config),
+            "config": self.config,
         }
 
     def get_result(self) -> GameResult:

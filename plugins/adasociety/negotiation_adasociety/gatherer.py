@@ -20,6 +20,8 @@ STEPS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 
 class GathererAgent:
+    reads_prompt = False
+
     def __init__(self, seed: int = 0, name: str = "gatherer") -> None:
         self.name = name
         self._fallback = RandomAgent(seed=seed, name=name)

@@ -168,8 +168,18 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
         wait_seconds: Annotated[
             float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for your turn or news.")
         ] = 0,
+        include_prompt: Annotated[
+            bool, Field(description="Include the game's prompt text (false: only the data, a smaller answer).")
+        ] = True,
     ) -> Annotated[CallToolResult, models.TurnState]:
-        return await op("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
+        return await op(
+            "get_turn_state",
+            match_id=match_id,
+            token=token,
+            since=since,
+            wait_seconds=wait_seconds,
+            include_prompt=include_prompt,
+        )
 
     @server.tool(description=OPERATIONS["send_public_message"].description)
     async def send_public_message(

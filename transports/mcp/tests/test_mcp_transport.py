@@ -126,7 +126,10 @@ class TestInMemory:
         async with in_memory() as (_, api):
             a = await api.start_game("split_100", seed=1, name="a")
             b = await api.join_game(a["match_id"], name="b")
-            cursor = (await api.get_turn_state(a["match_id"], b["token"]))["cursor"]
+            first = await api.get_turn_state(a["match_id"], b["token"])
+            cursor = first["cursor"]
+            assert "SPLIT $100" in first["prompt"]
+            assert "prompt" not in await api.get_turn_state(a["match_id"], b["token"], include_prompt=False)
 
             async def a_moves() -> None:
                 await asyncio.sleep(0.3)

@@ -1,0 +1,169 @@
+"""The engine's fast paths give exactly what the plain paths gave: payloads validated by compiled
+validators, results copied without asdict, setups shared per game and config, immutable events."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, NamedTuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from negotiation_platform.engine import Event, EventKind, Match
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games import Split100Game
+from negotiation_platform.games.base_game import GameResult
+from negotiation_platform.games.setups import MAX_SETUPS, shared_setup
+from negotiation_platform.payloads import validate_payload
+from negotiation_platform.spec import ActionSpec
+from negotiation_platform.strict_json import validate_strict
+
+
+class Flat(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    count: int = Field(ge=0, le=10)
+    share: float = 0.5
+    label: str = "x"
+    sure: bool = False
+
+
+class Inner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    n: int
+
+
+class Nested(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    inner: Inner
+    note: str | None = None
+    tags: list[str] = []
+
+
+SCALARS = st.one_of(
+    st.integers(-3, 12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner))
+KEYS = st.sampled_from(["count", "share", "label", "sure", "inner", "note", "tags", "n", "other"])
+
+
+def reference(model: type[BaseModel], payload: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
+    """What validation gave before it was compiled: the model's JSON dump, or pydantic's complaints."""
+    try:
+        return validate_strict(model, payload).model_dump(mode="json")
+    except ValidationError as exc:
+        return [{"loc": e["loc"], "type": e["type"]} for e in exc.errors()]
+
+
+@pytest.mark.parametrize("model", [Flat, Nested])
+@settings(max_examples=300, deadline=None)
+@given(payload=st.dictionaries(KEYS, VALUES, max_size=4))
+def test_compiled_payload_validation_agrees_with_the_model(model: type[BaseModel], payload: dict[str, Any]) -> None:
+    action = ActionSpec(name="act", description="test", payload=model)
+    expected = reference(model, payload)
+    try:
+        got: Any = validate_payload(action, payload)
+    except NegotiationError as refusal:
+        assert refusal.code is ErrorCode.INVALID_PAYLOAD
+        assert isinstance(expected, list), f"refused {payload}, which the model accepts"
+        return
+    assert got == expected
+    assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]  # type: ignore[union-attr]
+
+
+def test_actions_without_data_accept_only_an_empty_payload() -> None:
+    accept = ActionSpec(name="accept", description="accept")
+    assert validate_payload(accept, None) == {} and validate_payload(accept, {}) == {}
+    with pytest.raises(NegotiationError) as refused:
+        validate_payload(accept, {"extra": 1})
+    assert refused.value.code is ErrorCode.INVALID_PAYLOAD
+
+
+@dataclasses.dataclass
+class Detail:
+    values: tuple[int, ...]
+    tags: list[str]
+
+
+class Pair(NamedTuple):
+    left: int
+    right: list[int]
+
+
+def test_result_to_dict_is_the_deep_copy_asdict_makes() -> None:
+    result = GameResult(
+        game_id="g",
+        players=["a", "b"],
+        winner=None,
+        final_scores={"a": 1.5, "b": 0.0},
+        total_rounds=3,
+        game_data={"detail": Detail((1, 2), ["x"]), "pair": Pair(1, [2]), "nested": {"k": [{"v": 1}]}, "n": None},
+        success=True,
+    )
+    copied = result.to_dict()
+    assert copied == dataclasses.asdict(result)
+    assert type(copied["game_data"]["pair"]) is Pair and type(copied["game_data"]["detail"]["values"]) is tuple
+    copied["game_data"]["nested"]["k"][0]["v"] = 99
+    copied["players"].append("c")
+    assert result.game_data["nested"]["k"][0]["v"] == 1 and result.players == ["a", "b"]
+
+
+def test_games_of_one_config_share_its_spec_and_rules() -> None:
+    first, second = Split100Game(config={"rounds": 4}), Split100Game(config={"rounds": 4})
+    other = Split100Game(config={"rounds": 5})
+    assert first.spec is second.spec and first.settings is second.settings
+    assert first.rules_text is second.rules_text
+    assert other.spec is not first.spec and other.spec.rounds == 5
+    assert Split100Game().spec is Split100Game.spec is Split100Game(config={}).spec
+    first.config["rounds"] = 99  # a fresh copy: the shared config cannot be changed through it
+    assert first.config["rounds"] == 4 and second.settings.rounds == 4
+
+
+def test_a_refused_config_is_refused_every_time() -> None:
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            Split100Game(config={"rounds": "4"})
+        with pytest.raises(ValidationError):
+            Split100Game(config={"rounds": float("inf")})
+
+
+def test_setups_are_bounded() -> None:
+    spec = shared_setup(Split100Game, {"total": 1}).spec
+    for total in range(2, MAX_SETUPS + 3):
+        shared_setup(Split100Game, {"total": total})
+    assert shared_setup(Split100Game, {"total": 1}).spec is not spec  # the oldest setup was let go
+    assert shared_setup(Split100Game, {"total": 1}).spec == spec
+
+
+def test_events_are_immutable_and_keep_their_json_shape() -> None:
+    match = Match(Split100Game, ["a", "b"], seed=3)
+    events = match.submit("a", "propose", {"mine": 60})
+    event = events[0]
+    with pytest.raises(AttributeError):
+        event.data = {}  # type: ignore[misc]
+    assert event.to_dict() == {
+        "seq": event.seq,
+        "kind": "action",
+        "round": 1,
+        "phase": "bargain",
+        "actor": "a",
+        "data": {"action_type": "propose", "payload": {"mine": 60}},
+        "visible_to": None,
+    }
+    assert [Event.from_dict(e.to_dict()) for e in match.events] == match.events
+    assert [e.seq for e in match.events] == list(range(1, len(match.events) + 1))
+    kinds = [e.kind for e in match.events]
+    assert kinds[:3] == [EventKind.MATCH_STARTED, EventKind.ROUND_STARTED, EventKind.PHASE_STARTED]
+
+
+def test_a_refused_action_lists_what_is_available() -> None:
+    match = Match(Split100Game, ["a", "b"], seed=3)
+    with pytest.raises(NegotiationError) as refused:
+        match.submit("a", "accept")
+    assert refused.value.code is ErrorCode.INVALID_ACTION
+    assert "['propose', 'walk_away']" in refused.value.message
