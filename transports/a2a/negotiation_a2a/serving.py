@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import uvicorn
 from starlette.applications import Starlette
 
@@ -16,4 +18,4 @@ def run(app: Starlette, host: str, port: int, banner: str, token: str | None = N
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
     served = require_bearer(app, token) if token else app
-    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import anyio
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
@@ -43,4 +45,4 @@ def serve_http(arena: Arena, host: str, port: int, allowed_hosts: list[str], tok
     app = http_app(arena, host, allowed_hosts)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     served = require_bearer(app, token) if token else app
-    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])
