@@ -20,6 +20,39 @@ MAX_NESTING = 64
 """Deepest nesting of lists and objects accepted in any argument."""
 
 
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "game_id": {"type": "string", "description": "A game id from list_games, e.g. 'split_100'."},
+    "config": {
+        "type": "object",
+        "description": "Game config overriding defaults; see the spec from get_game_rules.",
+    },
+    "seed": {"type": "integer", "description": "Seed; determines the draws only on a server in reproducible mode."},
+    "name": {"type": "string", "description": "Your display name; becomes your agent id."},
+    "opponents": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed.",
+    },
+    "match_id": {"type": "string", "description": "The match id returned by start_game or list_matches."},
+    "token": {"type": "string", "description": "Your secret seat token from start_game or join_game."},
+    "since": {"type": "integer", "minimum": 0, "description": "The `cursor` of your last call."},
+    "wait_seconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_WAIT_SECONDS,
+        "description": "How long to wait for your turn or news.",
+    },
+    "content": {"type": "string", "description": "The message text."},
+    "to": {"type": "array", "items": {"type": "string"}, "description": "Agent ids of the recipients."},
+    "action_type": {"type": "string", "description": "One of the turn state's allowed_actions, e.g. 'propose'."},
+    "payload": {
+        "type": "object",
+        "description": "The action's payload, matching that action's payload_schema ({} or left out for none).",
+    },
+}
+"""The JSON Schema of every argument an operation takes, by name (the same name means the same thing)."""
+
+
 @dataclass(frozen=True)
 class Operation:
     description: str
@@ -30,6 +63,16 @@ class Operation:
     def seat(self) -> bool:
         """Whether it acts for a seat (and so needs `match_id` and `token`)."""
         return "token" in self.required
+
+    @property
+    def arguments_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the operation's `arguments` object: each argument typed, no others allowed."""
+        return {
+            "type": "object",
+            "properties": {name: ARGUMENTS[name] for name in self.required + self.optional},
+            "required": list(self.required),
+            "additionalProperties": False,
+        }
 
 
 OPERATIONS: dict[str, Operation] = {

@@ -24,7 +24,7 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.arena import CALLER
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS, run_operation
+from negotiation_platform.operations import ARGUMENTS, OPERATIONS, run_operation
 from negotiation_platform.rules_text import render_rules
 
 INSTRUCTIONS = f"""\
@@ -34,13 +34,19 @@ opponents) or join_game → then repeat get_turn_state(wait_seconds up to {MAX_W
 send_public_message / send_private_message when the phase allows) → get_result when `status` is
 "finished". Keep your seat token secret: it is the only proof that a seat is yours."""
 
-MatchId = Annotated[str, Field(description="The match id returned by start_game or list_matches.")]
-Token = Annotated[str, Field(description="Your secret seat token from start_game or join_game.")]
-GameId = Annotated[str, Field(description="A game id from list_games, e.g. 'split_100'.")]
-Config = Annotated[
-    dict[str, Any] | None,
-    Field(description="Optional game config overriding defaults; see the spec from get_game_rules."),
-]
+
+def _about(argument: str) -> Any:
+    """A tool argument's description and bounds, as the shared operations table gives them."""
+    schema = ARGUMENTS[argument]
+    return Field(description=schema["description"], ge=schema.get("minimum"), le=schema.get("maximum"))
+
+
+MatchId = Annotated[str, _about("match_id")]
+Token = Annotated[str, _about("token")]
+GameId = Annotated[str, _about("game_id")]
+Config = Annotated[dict[str, Any] | None, _about("config")]
+Name = Annotated[str | None, _about("name")]
+Content = Annotated[str, _about("content")]
 
 
 def _answer(result: dict[str, Any]) -> CallToolResult:
@@ -141,22 +147,16 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def start_game(
         game_id: GameId,
         config: Config = None,
-        seed: Annotated[
-            int | None,
-            Field(description="Seed; determines the draws only on a server in reproducible mode."),
-        ] = None,
-        name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
-        opponents: Annotated[
-            list[str] | None,
-            Field(description="Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed."),
-        ] = None,
+        seed: Annotated[int | None, _about("seed")] = None,
+        name: Name = None,
+        opponents: Annotated[list[str] | None, _about("opponents")] = None,
     ) -> Annotated[CallToolResult, models.StartedMatch]:
         return await op("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
 
     @server.tool(description=OPERATIONS["join_game"].description)
     async def join_game(
         match_id: MatchId,
-        name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
+        name: Name = None,
     ) -> Annotated[CallToolResult, models.JoinedMatch]:
         return await op("join_game", match_id=match_id, name=name)
 
@@ -164,16 +164,14 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def get_turn_state(
         match_id: MatchId,
         token: Token,
-        since: Annotated[int | None, Field(ge=0, description="The `cursor` of your last call.")] = None,
-        wait_seconds: Annotated[
-            float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for your turn or news.")
-        ] = 0,
+        since: Annotated[int | None, _about("since")] = None,
+        wait_seconds: Annotated[float, _about("wait_seconds")] = 0,
     ) -> Annotated[CallToolResult, models.TurnState]:
         return await op("get_turn_state", match_id=match_id, token=token, since=since, wait_seconds=wait_seconds)
 
     @server.tool(description=OPERATIONS["send_public_message"].description)
     async def send_public_message(
-        match_id: MatchId, token: Token, content: Annotated[str, Field(description="The message text.")]
+        match_id: MatchId, token: Token, content: Content
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("send_public_message", match_id=match_id, token=token, content=content)
 
@@ -181,8 +179,8 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def send_private_message(
         match_id: MatchId,
         token: Token,
-        to: Annotated[list[str], Field(description="Agent ids of the recipients.")],
-        content: Annotated[str, Field(description="The message text.")],
+        to: Annotated[list[str], _about("to")],
+        content: Content,
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("send_private_message", match_id=match_id, token=token, to=to, content=content)
 
@@ -190,8 +188,8 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def perform_action(
         match_id: MatchId,
         token: Token,
-        action_type: Annotated[str, Field(description="e.g. 'propose', 'accept', 'bid'.")],
-        payload: Annotated[dict[str, Any] | None, Field(description="The action's payload object.")] = None,
+        action_type: Annotated[str, _about("action_type")],
+        payload: Annotated[dict[str, Any] | None, _about("payload")] = None,
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload)
 
