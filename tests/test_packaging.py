@@ -26,7 +26,7 @@ DISTRIBUTIONS = {
     "negotiation-platform-mcp": "transports/mcp",
     "negotiation-platform-a2a": "transports/a2a",
 }
-NOT_SOURCES = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist", "node_modules")
+NOT_SOURCES = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 BUILD_SECONDS = 300
 INSTALL_SECONDS = 600
 
