@@ -8,7 +8,7 @@ cannot drift from the others.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
@@ -20,16 +20,82 @@ MAX_NESTING = 64
 """Deepest nesting of lists and objects accepted in any argument."""
 
 
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "game_id": {"type": "string", "description": "A game id from list_games, e.g. 'split_100'."},
+    "config": {
+        "type": "object",
+        "description": "Game config overriding defaults; see the spec from get_game_rules.",
+    },
+    "seed": {"type": "integer", "description": "Seed; determines the draws only on a server in reproducible mode."},
+    "name": {"type": "string", "description": "Your display name; becomes your agent id."},
+    "opponents": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed.",
+    },
+    "match_id": {"type": "string", "description": "The match id returned by start_game or list_matches."},
+    "token": {"type": "string", "description": "Your secret seat token from start_game or join_game."},
+    "since": {"type": "integer", "minimum": 0, "description": "The `cursor` of your last call."},
+    "wait_seconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_WAIT_SECONDS,
+        "description": "How long to wait for your turn or news.",
+    },
+    "include_prompt": {
+        "type": "boolean",
+        "description": "Include the game's prompt text (false: only the data, a smaller answer).",
+    },
+    "content": {"type": "string", "description": "The message text."},
+    "to": {"type": "array", "items": {"type": "string"}, "description": "Agent ids of the recipients."},
+    "action_type": {"type": "string", "description": "One of the turn state's allowed_actions, e.g. 'propose'."},
+    "payload": {
+        "type": "object",
+        "description": "The action's payload, matching that action's payload_schema ({} or left out for none).",
+    },
+}
+"""The JSON Schema of every argument an operation takes, by name (the same name means the same thing)."""
+
+
+MATCH_FILTERS: dict[str, dict[str, Any]] = {
+    "status": {
+        "type": "string",
+        "enum": ["waiting_for_players", "running", "finished", "abandoned"],
+        "description": "Only matches in this status.",
+    },
+    "game_id": {"type": "string", "description": "Only matches of this game."},
+    "since": {"type": "string", "description": "Only matches created at or after this ISO 8601 time."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Matches per page (default 100)."},
+    "cursor": {"type": "string", "description": "The `next_cursor` of the page before."},
+}
+"""`list_matches`' own arguments: there `since` is a time, not an event cursor."""
+
+
 @dataclass(frozen=True)
 class Operation:
     description: str
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
+    own: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Schemas of arguments that mean something else here than in `ARGUMENTS`."""
+
+    def schema_of(self, argument: str) -> dict[str, Any]:
+        return self.own.get(argument) or ARGUMENTS[argument]
 
     @property
     def seat(self) -> bool:
         """Whether it acts for a seat (and so needs `match_id` and `token`)."""
         return "token" in self.required
+
+    @property
+    def arguments_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the operation's `arguments` object: each argument typed, no others allowed."""
+        return {
+            "type": "object",
+            "properties": {name: self.schema_of(name) for name in self.required + self.optional},
+            "required": list(self.required),
+            "additionalProperties": False,
+        }
 
 
 OPERATIONS: dict[str, Operation] = {
@@ -86,7 +152,8 @@ OPERATIONS: dict[str, Operation] = {
         "(created at or after this ISO 8601 time); `limit` (1..500, default 100) per page, and pass `next_cursor` "
         "as `cursor` for the next.",
         (),
-        ("status", "game_id", "since", "limit", "cursor"),
+        tuple(MATCH_FILTERS),
+        MATCH_FILTERS,
     ),
     "watch": Operation(
         "Spectate a match without a seat: its status, round, phase, who must act, and the public events after "

@@ -8,6 +8,7 @@ Transports register through the `negotiation_platform.transports` entry point (h
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -29,3 +30,14 @@ class Transport(Protocol):
 
     def connect(self, via: str) -> AbstractAsyncContextManager[ArenaApi]:
         """A client for the arena behind `via`, usable wherever an `Arena` is."""
+
+
+SHIPPED_TRANSPORTS = {"mcp": "negotiation-platform[mcp]", "a2a": "negotiation-platform[a2a]"}
+"""The transports this project ships, each a distribution of its own, and the requirement that installs it."""
+
+
+def install_hint(names: Iterable[str]) -> str:
+    """How to install the shipped transports among `names` ("" when it names none of them)."""
+    return " or ".join(
+        f'pip install "{SHIPPED_TRANSPORTS[name]}"' for name in sorted(names) if name in SHIPPED_TRANSPORTS
+    )

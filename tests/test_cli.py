@@ -38,8 +38,8 @@ def test_games_rules_agents() -> None:
 
 
 @pytest.mark.parametrize("args", [("play", "chess"), ("play", "split_100", "--config", '{"rounds": 0}')])
-def test_errors_are_structured(args) -> None:
-    done = cli(*args)
+def test_errors_are_structured_with_json(args) -> None:
+    done = cli(*args, "--json")
     assert done.returncode == 2
     assert "error" in json.loads(done.stderr)
 
@@ -90,7 +90,7 @@ def test_an_invalid_port_is_refused_before_serving(args: tuple[str, ...]) -> Non
 
 
 def test_an_infeasible_config_is_one_json_line() -> None:
-    done = cli("play", "deal_or_no_deal", "--config", '{"value_total": 1}')
+    done = cli("play", "deal_or_no_deal", "--config", '{"value_total": 1}', "--json")
     if "unknown_game" in done.stderr:
         pytest.skip("the coin games are not installed")
     assert json.loads(one_line_failure(done))["error"]["code"] == "invalid_config"

@@ -334,8 +334,9 @@ class TestPrompts:
             assert loaded not in prompt
         assert "Round 1 of 5" in prompt and "Proposals left: 4 of 4" in prompt
         assert "BATNA this round (after decay)" in prompt
-        assert "RESPONSE FORMAT" in prompt and '{"type": "accept"}' not in prompt  # nothing to accept yet
-        assert '{"type": "reject"}' in prompt
+        accept = '{"action_type": "accept", "payload": {}}'
+        assert "RESPONSE FORMAT" in prompt and accept not in prompt  # nothing to accept yet
+        assert '{"action_type": "reject", "payload": {}}' in prompt
         for word in words:
             assert word in prompt
 
@@ -346,7 +347,7 @@ class TestPrompts:
         m.submit(first, "offer", {"price": 40123})
         prompt = m.game.get_game_prompt(second)
         assert "Opponent's latest offer: price 40,123 (round 1)" in prompt
-        assert '{"type": "accept"}' in prompt
+        assert '{"action_type": "accept", "payload": {}}' in prompt
         m.submit(second, "reject")
         later = m.game.get_game_prompt(second)
         batna = m.game.get_current_batna(second, 2)

@@ -28,7 +28,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
 
-MALFORMED = 'Sure! My move is {"action": "propose", "payload": {'
+MALFORMED = 'Sure! My move is {"action_type": "propose", "payload": {'
 
 
 class FakeModel:
@@ -48,10 +48,10 @@ class FakeModel:
         prompt = request["messages"][1]["content"]
         actions = json.loads(prompt.split("Allowed actions now: ", 1)[1].split("\n\n", 1)[0])
         if not actions:
-            return 200, completion(json.dumps({"action": None, "message": "I am ready to bid."}))
+            return 200, completion(json.dumps({"action_type": None, "message": "I am ready to bid."}))
         names = [a["name"] for a in actions]
         choice = actions[names.index("accept")] if "accept" in names else self.rng.choice(actions)
-        move = {"action": choice["name"], "payload": sample_payload(choice["payload_schema"], self.rng)}
+        move = {"action_type": choice["name"], "payload": sample_payload(choice["payload_schema"], self.rng)}
         if "You may also send a public message" in prompt:
             move["message"] = "I value this highly; let us be quick."
         return 200, completion("```json\n" + json.dumps(move) + "\n```")

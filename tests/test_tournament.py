@@ -93,7 +93,8 @@ def test_cli_tournament_resumes(tmp_path: Path) -> None:
     second = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert "8 matches (0 new)" in second.stdout
     bad = subprocess.run([*command[:5], "chess", "--agents", "random"], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and json.loads(bad.stderr)["error"]["code"] == "unknown_game"
+    [line] = bad.stderr.splitlines()  # one line: no empty progress bar before it
+    assert bad.returncode == 2 and line.startswith("negotiation-platform tournament: No game 'chess'")
 
 
 def test_offer_position_by_hand() -> None:

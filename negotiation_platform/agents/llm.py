@@ -2,7 +2,8 @@
 
 It plays any game from the turn state alone: the game's prompt, the legal actions with their
 payload JSON Schemas, the messaging allowance and, after a refusal, the arena's error. The model
-answers with one JSON object {"action": NAME, "payload": {...}, "message": optional text}. JSON mode
+answers with one JSON object {"action_type": NAME, "payload": {...}, "message": optional text}: perform_action's
+arguments, as the games' prompts show them, plus a public message. JSON mode
 (`response_format={"type": "json_object"}`) is asked for and dropped for good if the endpoint
 refuses it. An unreadable reply is answered with what was wrong, up to `max_replies` times per
 decision; a move the arena refuses comes back through the driver with the refusal, up to
@@ -26,7 +27,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 SYSTEM = (
     "You are a negotiator playing a game against other agents. Each turn you get the situation and the moves "
     "you may make now. Reply with exactly one JSON object and nothing else: "
-    '{"action": "<one allowed action name, or null to only talk>", "payload": {<fields matching that action\'s '
+    '{"action_type": "<one allowed action name, or null to only talk>", "payload": {<fields matching that action\'s '
     'payload_schema>}, "message": "<optional text the other players will read>"}.'
 )
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -129,7 +130,7 @@ def situation(turn: dict[str, Any]) -> str:
         else "Messages are closed this turn.",
     ]
     if not actions:
-        parts.append('No action is open: reply {"action": null, "message": "..."} to talk.')
+        parts.append('No action is open: reply {"action_type": null, "message": "..."} to talk.')
     refusal = turn.get("refusal")
     if refusal:
         parts.append(f"Your previous move was refused by the arena: {json.dumps(refusal['error'])}. Fix it.")
@@ -150,7 +151,7 @@ def read_reply(text: str, turn: dict[str, Any]) -> tuple[Decision | None, str]:
     if not isinstance(reply, dict):
         return None, "it is not a JSON object."
     allowed = {a["name"] for a in turn.get("allowed_actions", [])}
-    action, payload, message = reply.get("action"), reply.get("payload") or {}, reply.get("message")
+    action, payload, message = reply.get("action_type"), reply.get("payload") or {}, reply.get("message")
     if action is not None and action not in allowed:
         return None, f"action {action!r} is not one of the allowed actions {sorted(allowed)}."
     if not isinstance(payload, dict):

@@ -131,8 +131,18 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--turn-timeout", type=_positive, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
     )
-    parser.add_argument("--max-live-matches", type=_count, default=DEFAULT_MAX_LIVE_MATCHES)
-    parser.add_argument("--max-waiting-per-caller", type=_count, default=DEFAULT_MAX_WAITING_PER_CALLER)
+    parser.add_argument(
+        "--max-live-matches",
+        type=_count,
+        default=DEFAULT_MAX_LIVE_MATCHES,
+        help="unfinished matches at once (more are refused)",
+    )
+    parser.add_argument(
+        "--max-waiting-per-caller",
+        type=_count,
+        default=DEFAULT_MAX_WAITING_PER_CALLER,
+        help="matches one caller may have waiting for players",
+    )
     parser.add_argument(
         "--finished-ttl",
         type=_positive,

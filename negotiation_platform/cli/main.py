@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import importlib.metadata
 import json
+import logging
 import os
 import random
 import secrets
@@ -15,46 +18,54 @@ from typing import Any, cast
 
 from rich.console import Console
 from rich.progress import Progress
-from rich.table import Table
+from rich.table import Column, Table
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
+from negotiation_platform.cli.parsing import CliParser, json_object
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.transports import Transport
+from negotiation_platform.registry.registry import OWN_DISTRIBUTION
+from negotiation_platform.transports import SHIPPED_TRANSPORTS, Transport, install_hint
 
 Command = Callable[[argparse.Namespace, Registry, Console], int]
 
 
 def build_parser(registry: Registry) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="negotiation-platform", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = CliParser(prog="negotiation-platform", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument(
+        "--log-level", choices=LOG_LEVELS, default="warning", help="what the libraries log on stderr (servers too)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     games = sub.add_parser("games", help="list the installed games")
-    games.add_argument("--json", action="store_true")
+    games.add_argument(
+        "--json", action="store_true", help="print one JSON object: the games, and the plugins left out as problems"
+    )
 
     rules = sub.add_parser("rules", help="show a game's rules (or its spec as JSON)")
-    rules.add_argument("game")
-    rules.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
-    rules.add_argument("--json", action="store_true")
+    rules.add_argument("game", help="a game id, as `games` lists them")
+    rules.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
+    rules.add_argument("--json", action="store_true", help="print the spec, with each payload's JSON Schema")
 
     sub.add_parser("agents", help="list the built-in agents")
 
     play = sub.add_parser("play", help="play a match between built-in agents")
-    play.add_argument("game")
+    play.add_argument("game", help="a game id, as `games` lists them")
     play.add_argument(
         "--agents",
         nargs="+",
         default=["concession"],
         help="one per seat, the last repeats: a built-in name, or a2a:URL for a remote A2A agent",
     )
-    play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
+    play.add_argument("--seed", type=int, default=None, help="the match seed (random when left out)")
+    play.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument(
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
@@ -62,7 +73,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     add_store_option(play, "also keep the match in this store (in-process play only; none by default)")
 
     simulate = sub.add_parser("simulate", help="run many matches at once with the game's JAX kernel")
-    simulate.add_argument("game")
+    simulate.add_argument("game", help="a game with a JAX kernel")
     simulate.add_argument("--batch", type=int, default=4096, help="matches stepped together")
     simulate.add_argument("--steps", type=int, default=1000, help="env-steps per match (finished matches restart)")
     simulate.add_argument(
@@ -70,55 +81,58 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         default="random",
         help="'random' (uniform legal actions) or module:function naming a jittable policy(key, obs, state) -> actions",
     )
-    simulate.add_argument("--seed", type=int, default=0)
-    simulate.add_argument("--config", type=_json_object, default=None, help="config as a JSON object")
-    simulate.add_argument("--json", action="store_true")
+    simulate.add_argument("--seed", type=int, default=0, help="seed of the batch's random keys")
+    simulate.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
+    simulate.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
     agent = sub.add_parser("agent", help="serve a built-in agent to play in remote matches")
-    agent_commands = agent.add_subparsers(dest="agent_command", required=True)
+    agent_commands = agent.add_subparsers(dest="agent_command", required=True, metavar="COMMAND")
     serve_agent = agent_commands.add_parser("serve", help="serve a built-in agent, e.g. as an A2A agent")
     serve_agent.add_argument("name", help="a built-in agent, e.g. concession")
     serve_agent.add_argument("--transport", default="a2a", help="an installed transport that can serve agents")
-    serve_agent.add_argument("--host", default="127.0.0.1")
-    serve_agent.add_argument("--port", type=int, default=9001)
-    serve_agent.add_argument("--seed", type=int, default=0)
+    serve_agent.add_argument("--host", default="127.0.0.1", help="interface to bind")
+    serve_agent.add_argument("--port", type=int, default=9001, help="port to listen on")
+    serve_agent.add_argument("--seed", type=int, default=0, help="the agent's seed")
 
     add_research_commands(sub)
     add_store_commands(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
-    transports = serve.add_subparsers(dest="serve_transport", required=True)
-    for name, transport in sorted(registry.transports().items()):
+    transports = serve.add_subparsers(dest="serve_transport", required=True, metavar="TRANSPORT")
+    installed = registry.transports()
+    for name, transport in sorted(installed.items()):
         transport.add_serve_arguments(transports.add_parser(name, help=transport.summary))
+    for name in sorted(SHIPPED_TRANSPORTS.keys() - installed.keys()):
+        # Accepts any options, so that `serve mcp --transport stdio` says what to install, not which option is unknown.
+        transports.add_parser(name, add_help=False, help=f"not installed: {install_hint([name])}")
     return parser
 
 
-def _json_object(text: str) -> dict[str, Any]:
+LOG_LEVELS = ["debug", "info", "warning", "error"]
+
+
+def _version() -> str:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("must be a JSON object")
-    return value
+        return importlib.metadata.version(OWN_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed as a distribution)"
 
 
 def cmd_games(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     games = [entry.summary() for entry in registry.games().values()]
+    problems = registry.problems
     if args.json:
-        print(json.dumps({"games": games}, indent=2))
+        print(json.dumps({"games": games, "problems": [dataclasses.asdict(p) for p in problems]}, indent=2))
     else:
-        table = Table("id", "title", "roles", "source")
+        table = Table(Column("id", overflow="fold"), "title", "roles", Column("source", overflow="fold"))
         for game in games:
             roles = game["roles"]
             table.add_row(
                 game["id"], game["title"], ", ".join(roles) if isinstance(roles, list) else roles, game["source"]
             )
         console.print(table)
-    for problem in registry.problems:
-        console.print(
-            f"[yellow]plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}[/]", soft_wrap=True
-        )
+    for problem in problems:
+        print(f"plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}", file=sys.stderr)
     return 0
 
 
@@ -132,7 +146,7 @@ def cmd_rules(args: argparse.Namespace, registry: Registry, console: Console) ->
 
 
 def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    table = Table("name", "description")
+    table = Table(Column("name", overflow="fold"), "description")
     for name, factory in sorted(registry.agents().items()):
         table.add_row(name, (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else "")
     console.print(table)
@@ -171,7 +185,11 @@ def _transport_for(registry: Registry, via: str) -> Transport:
     for transport in registry.transports().values():
         if transport.connects_to(via):
             return cast(Transport, transport)
-    raise SystemExit(f"no installed transport handles --via {via!r}; installed: {sorted(registry.transports())}")
+    installed = registry.transports().keys()
+    hint = install_hint(SHIPPED_TRANSPORTS.keys() - installed)
+    raise SystemExit(
+        f"no installed transport handles --via {via!r} (installed: {sorted(installed)})" + (hint and f"; {hint}")
+    )
 
 
 async def _play(
@@ -231,13 +249,19 @@ def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console)
 def cmd_agent(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     transport = registry.transports().get(args.transport)
     if transport is None or not hasattr(transport, "serve_agent"):
-        raise SystemExit(f"no installed transport {args.transport!r} can serve agents")
+        hint = "" if transport else install_hint([args.transport])
+        raise SystemExit(f"no installed transport {args.transport!r} can serve agents" + (hint and f"; {hint}"))
     transport.serve_agent(make_agent(registry, args.name, args.seed), args.host, args.port)
     return 0
 
 
 def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    registry.transports()[args.serve_transport].serve(Arena(registry), args)
+    transport = registry.transports().get(args.serve_transport)
+    if transport is None:
+        raise SystemExit(
+            f"the {args.serve_transport} transport is not installed: {install_hint([args.serve_transport])}"
+        )
+    transport.serve(Arena(registry), args)
     return 0
 
 
@@ -295,35 +319,67 @@ COMMANDS: dict[str, Command] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure is one line on stderr and a non-zero exit, never a traceback.
 
-    A refusal by the arena prints its structured error as one JSON line (exit 2); a bad argument
-    exits 2 too; anything else (an unreachable server, a port taken) prints what failed (exit 1).
+    The line is plain text (`negotiation-platform COMMAND: what failed`), or with `--json` the JSON
+    object `{"error": {"code": ..., "message": ...}}`. A refusal by the arena (its stable code) or a
+    bad argument exits 2; anything else (an unreachable server, a port taken, a transport not
+    installed: code `command_failed`) exits 1.
     """
     registry = Registry()
-    args = build_parser(registry).parse_args(argv)
-    console = Console(stderr=False)
+    parser = build_parser(registry)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not _serving_a_missing_transport(args, registry):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     port = getattr(args, "port", None)
     if isinstance(port, int) and not 1 <= port <= MAX_PORT:
-        return _fail(args, f"--port must be between 1 and {MAX_PORT}, got {port}", 2)
+        return _fail(args, 2, f"--port must be between 1 and {MAX_PORT}, got {port}", "invalid_argument")
     try:
-        return COMMANDS[args.command](args, registry, console)
+        return COMMANDS[args.command](args, registry, _stdout_console())
     except KeyboardInterrupt:
         return 130
+    except SystemExit as exc:  # raised with a one-line reason by the commands and the serving helpers
+        if not isinstance(exc.code, str):
+            raise
+        return _fail(args, 1, exc.code)
     except Exception as exc:  # the one place that turns any failure into one line
         leaf = _innermost(exc)
         if isinstance(leaf, NegotiationError):
-            print(json.dumps(leaf.to_dict()), file=sys.stderr)
-            return 2
+            return _fail(args, 2, leaf.message, leaf.code.value, leaf.details)
         reason = " ".join(str(leaf).split()) or "(no message)"
         via = getattr(args, "via", None)
-        return _fail(args, f"{type(leaf).__name__}: {reason}" + (f" (via {via})" if via else ""), 1)
+        return _fail(args, 1, f"{type(leaf).__name__}: {reason}" + (f" (via {via})" if via else ""))
 
 
 MAX_PORT = 65_535
+UNBOUNDED_WIDTH = 10_000
 
 
-def _fail(args: argparse.Namespace, reason: str, code: int) -> int:
-    print(f"negotiation-platform {args.command}: {reason}", file=sys.stderr)
-    return code
+def _serving_a_missing_transport(args: argparse.Namespace, registry: Registry) -> bool:
+    return args.command == "serve" and args.serve_transport not in registry.transports()
+
+
+def _stdout_console() -> Console:
+    """The terminal's width on a terminal; on a pipe or a file, as wide as each table needs, so no id is cut."""
+    console = Console()
+    return console if console.is_terminal else Console(width=UNBOUNDED_WIDTH)
+
+
+def _fail(
+    args: argparse.Namespace,
+    status: int,
+    message: str,
+    code: str = "command_failed",
+    details: dict[str, Any] | None = None,
+) -> int:
+    """Print one line on stderr: the structured error with `--json`, else the message; return `status`."""
+    if getattr(args, "json", False):
+        error: dict[str, Any] = {"code": code, "message": message}
+        if details:
+            error["details"] = details
+        print(json.dumps({"error": error}), file=sys.stderr)
+    else:
+        print(f"negotiation-platform {args.command}: {message}", file=sys.stderr)
+    return status
 
 
 def _innermost(exc: BaseException) -> BaseException:

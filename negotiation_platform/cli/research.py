@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.registry import Registry
 
 
 def add_research_commands(sub: Any) -> None:
     """Add `tournament` and `report` to the CLI's subcommands."""
     tournament = sub.add_parser("tournament", help="play every agent against every other over seats and seeds")
-    tournament.add_argument("--games", nargs="+", required=True)
+    tournament.add_argument("--games", nargs="+", required=True, help="game ids, as `games` lists them")
     tournament.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. concession or llm:MODEL")
     tournament.add_argument("--seeds", type=int, default=1, help="matches per line-up (seeds 0..N-1)")
     tournament.add_argument("--swap-roles", action="store_true", help="every agent plays every seat")
@@ -26,28 +26,18 @@ def add_research_commands(sub: Any) -> None:
         "--config", action="append", default=[], type=_game_config, help="GAME=JSON config for one game (repeatable)"
     )
     tournament.add_argument(
-        "--agent-config", type=_json_object, default=None, help="options for llm/remote agents as a JSON object"
+        "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
     )
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
-    report.add_argument("dir")
+    report.add_argument("dir", help="a folder written by `tournament`")
     report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("must be a JSON object")
-    return value
 
 
 def _game_config(text: str) -> tuple[str, dict[str, Any]]:
     game, sep, config = text.partition("=")
     if not sep or not game:
         raise argparse.ArgumentTypeError("expected GAME=JSON")
-    return game, _json_object(config)
+    return game, json_object(config)
 
 
 def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Console) -> int:
@@ -92,7 +82,8 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
             progress=landed,
         )
     finally:
-        bar.stop()
+        if bar.live.is_started:  # stopping a bar never started still prints an empty line
+            bar.stop()
     share = sum(r["agreement"] for r in rows) / len(rows) if rows else 0.0
     console.print(
         f"{len(rows)} matches ({new} new), {share:.0%} agreements → {Path(args.out) / 'matches.jsonl'}", soft_wrap=True

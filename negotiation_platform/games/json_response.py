@@ -1,8 +1,11 @@
 """Tolerant reading of an agent's JSON answer: prose around it, code fences, `{"decision": …}`, quirks.
 
 Language models wrap their JSON in explanations and markdown, use single quotes or trailing
-commas. This module finds the action object in such text; when nothing usable is found it
-falls back to `{"type": "reject"}`, as the documented games do.
+commas. This module finds the action object in such text and returns it flat, as the documented
+games read it (`{"type": "offer", "price": 42000}`), whether it was written that way, as the
+prompts ask (`{"action_type": "offer", "payload": {"price": 42000}}`, perform_action's form) or
+with `action` for `type`. When nothing usable is found it falls back to `{"type": "reject"}`, as
+the documented games do.
 """
 
 from __future__ import annotations
@@ -17,17 +20,23 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
+_NAME_KEYS = ("type", "action_type", "action")
+"""Where an answer may name its action, in the order they are looked for."""
+
+
 def _as_action(candidate: Any) -> dict[str, Any] | None:
-    """The action object inside a parsed value, normalised: `decision` unwrapped, `action` read as `type`."""
+    """The action object inside a parsed value, flat: `decision` unwrapped, the name under `type`, a
+    perform_action-style `payload` spread beside it."""
     if not isinstance(candidate, dict):
         return None
     if isinstance(candidate.get("decision"), dict):
         candidate = candidate["decision"]
-    if "type" not in candidate and isinstance(candidate.get("action"), str):
-        candidate = {"type": candidate["action"], **{k: v for k, v in candidate.items() if k != "action"}}
-    if not isinstance(candidate.get("type"), str):
+    key = next((k for k in _NAME_KEYS if k in candidate), None)
+    if key is None or not isinstance(candidate[key], str):
         return None
-    return {**candidate, "type": candidate["type"].strip().lower()}
+    rest = {k: v for k, v in candidate.items() if k != key}
+    payload = rest.pop("payload") if key == "action_type" and isinstance(rest.get("payload"), dict) else {}
+    return {"type": candidate[key].strip().lower(), **rest, **payload}
 
 
 def _load(text: str) -> Any:
@@ -78,7 +87,7 @@ def parse_json_response(response: str) -> dict[str, Any]:
 
 
 def validate_json_response(response: str) -> bool:
-    """Whether the response, fences aside, is a JSON object with a `type` (directly or under `decision`)."""
+    """Whether the response, fences aside, is exactly a JSON object naming an action (directly or under `decision`)."""
     if not isinstance(response, str):
         return False
     fenced = _FENCE.findall(response)
@@ -87,6 +96,4 @@ def validate_json_response(response: str) -> bool:
         value = json.loads(text)
     except (json.JSONDecodeError, ValueError):
         return False
-    if isinstance(value, dict) and isinstance(value.get("decision"), dict):
-        value = value["decision"]
-    return isinstance(value, dict) and isinstance(value.get("type"), str)
+    return _as_action(value) is not None

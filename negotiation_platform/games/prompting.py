@@ -17,29 +17,41 @@ from negotiation_platform.spec import ActionSpec, payload_schema
 def example_payload(payload: type[BaseModel]) -> dict[str, Any]:
     """A valid-looking example payload built from the model's JSON Schema."""
     schema = payload_schema(payload)
-    example: dict[str, Any] = {}
-    for name, prop in schema.get("properties", {}).items():
-        if "$ref" in prop:
-            prop = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], prop)
-        if prop.get("examples"):
-            example[name] = prop["examples"][0]
-        elif "enum" in prop:
-            example[name] = prop["enum"][0]
-        elif prop.get("type") in ("integer", "number"):
-            low, high = prop.get("minimum", 0), prop.get("maximum", prop.get("minimum", 0) + 10)
-            example[name] = (low + high) // 2 if prop["type"] == "integer" else (low + high) / 2
-        elif prop.get("type") == "boolean":
-            example[name] = True
-        else:
-            example[name] = "..."
-    return example
+    example = _example_value(schema, schema.get("$defs", {}))
+    return example if isinstance(example, dict) else {}
+
+
+def _example_value(prop: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """A valid-looking value for one JSON Schema: its first example or enum value, a number in range, or,
+    for an object, an example for every property (nested models included)."""
+    if "$ref" in prop:
+        prop = defs.get(prop["$ref"].rsplit("/", 1)[-1], prop)
+    if prop.get("examples"):
+        return prop["examples"][0]
+    if "enum" in prop:
+        return prop["enum"][0]
+    kind = prop.get("type")
+    if kind in ("integer", "number"):
+        low, high = prop.get("minimum", 0), prop.get("maximum", prop.get("minimum", 0) + 10)
+        return (low + high) // 2 if kind == "integer" else (low + high) / 2
+    if kind == "boolean":
+        return True
+    if kind == "object" or "properties" in prop:
+        return {name: _example_value(sub, defs) for name, sub in prop.get("properties", {}).items()}
+    return "..."
+
+
+def example_move(action: ActionSpec) -> dict[str, Any]:
+    """An example move for `action` in the form perform_action takes: its action_type and its payload."""
+    return {"action_type": action.name, "payload": example_payload(action.payload)}
 
 
 def response_format(actions: list[ActionSpec]) -> list[str]:
-    """The JSON an agent must answer with, one example per allowed action."""
-    lines = ["RESPONSE FORMAT: answer with one JSON object, for example:"]
-    for action in actions:
-        lines.append("  " + json.dumps({"type": action.name, **example_payload(action.payload)}))
+    """How to answer: perform_action's two arguments as one JSON object, one example per allowed action."""
+    lines = [
+        'RESPONSE FORMAT: one JSON object {"action_type": ..., "payload": {...}} (perform_action\'s arguments), e.g.:'
+    ]
+    lines.extend("  " + json.dumps(example_move(action)) for action in actions)
     return lines
 
 

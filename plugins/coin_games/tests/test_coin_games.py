@@ -166,7 +166,7 @@ class TestDealConfigFeasibility:
                 sys.executable,
                 "-m",
                 "negotiation_platform.cli.main",
-                *("play", "deal_or_no_deal", "--config", '{"value_total": 1}'),
+                *("play", "deal_or_no_deal", "--config", '{"value_total": 1}', "--json"),
             ],
             capture_output=True,
             text=True,

@@ -5,9 +5,14 @@ same names and arguments as the MCP tools) and is answered with a data part hold
 or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text.
 
 start_game and join_game answer with a fresh `context_id` the server made (192 random bits) and
-remember the seat under it: later calls in that context may leave out `match_id` and `token`, so
-one context can carry a whole match. Context ids a client picks itself never carry a seat (a
-second client could reuse or guess them), and an explicit token always works.
+remember the seat under it: later calls in that context may leave out `match_id` and `token` (and
+get_result its `match_id`), so one context carries a whole match, result included. Context ids a
+client picks itself never carry a seat (a second client could reuse or guess them), and an
+explicit token always works.
+
+The agent card has one skill per operation; each skill's description ends with a line
+`Arguments (JSON Schema): {...}` giving the schema of its `arguments`, and its example is a whole
+request. Every answer carries its value as a data part and as exact JSON (see `wire`).
 """
 
 from __future__ import annotations
@@ -26,14 +31,15 @@ from negotiation_a2a import wire
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS, run_operation
+from negotiation_platform.operations import OPERATIONS, Operation, run_operation
 
 HELP = (
-    "This agent is a negotiation arena. Send a message with a data part "
+    "This agent is a negotiation arena. Send a message with a data part (or an application/json text part) "
     '{"operation": NAME, "arguments": {...}}; operations: ' + ", ".join(OPERATIONS) + ". "
     'Start with {"operation": "list_games", "arguments": {}}, then start_game or join_game (the seat is '
     "remembered in the context_id it answers with), then get_turn_state with wait_seconds, perform_action, "
-    "get_result."
+    "get_result. Answers hold the result twice: a data part (numbers as doubles) and an application/json "
+    "text part (exact JSON)."
 )
 log = logging.getLogger(__name__)
 
@@ -53,12 +59,35 @@ EXAMPLES: dict[str, dict[str, Any]] = {
 }
 
 
+CONTEXT_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    name: tuple(a for a in ("match_id", "token") if a in operation.required)
+    for name, operation in OPERATIONS.items()
+    if operation.seat or name == "get_result"
+}
+"""What a seat's context supplies when left out, per operation (never for join_game: that would take a second seat)."""
+SCHEMA_LABEL = "Arguments (JSON Schema): "
+
+
+def skill_description(name: str, operation: Operation) -> str:
+    """The operation's description, what its context may supply, and the JSON Schema of its arguments."""
+    schema = operation.arguments_schema
+    remembered = CONTEXT_ARGUMENTS.get(name, ())
+    lines = [operation.description]
+    if remembered:
+        schema = {**schema, "required": [a for a in schema["required"] if a not in remembered]}
+        lines.append(
+            f"In the context that start_game or join_game answered with, {' and '.join(remembered)} may be left out."
+        )
+    lines.append(SCHEMA_LABEL + json.dumps(schema))
+    return "\n".join(lines)
+
+
 def arena_card(base_url: str) -> AgentCard:
     skills = [
         AgentSkill(
             id=name,
             name=name,
-            description=operation.description,
+            description=skill_description(name, operation),
             tags=["negotiation", "arena"],
             examples=[json.dumps({"operation": name, "arguments": EXAMPLES[name]})],
             input_modes=["application/json"],
@@ -84,21 +113,20 @@ class ArenaExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
-        requests = [
-            d for d in (wire.data_parts(message) if message else []) if isinstance(d, dict) and "operation" in d
-        ]
+        requests = [d for d in (wire.values_of(message) if message else []) if isinstance(d, dict) and "operation" in d]
         if not requests:
             await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
             return
         caller = wire.caller_of(context.call_context)
         result = _finite(await self._run(context.context_id or "", requests[0], caller))
-        await event_queue.enqueue_event(wire.reply([wire.data(result)], context.context_id))
+        await event_queue.enqueue_event(wire.reply(wire.structured(result), context.context_id))
 
     async def _run(self, context_id: str, request: dict[str, Any], caller: str) -> dict[str, Any]:
         name, arguments = request.get("operation"), request.get("arguments", {})
-        operation = OPERATIONS.get(name) if isinstance(name, str) else None
-        if operation is not None and operation.seat and isinstance(arguments, dict):
-            arguments = {**self._seats.get(context_id, {}), **arguments}
+        remembered = CONTEXT_ARGUMENTS.get(name, ()) if isinstance(name, str) else ()
+        if remembered and isinstance(arguments, dict):
+            seat = self._seats.get(context_id, {})
+            arguments = {**{a: seat[a] for a in remembered if a in seat}, **arguments}
         try:
             result = await run_operation(self.house, name, arguments, caller=caller)  # type: ignore[arg-type]
         except NegotiationError as refusal:

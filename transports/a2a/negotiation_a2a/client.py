@@ -49,10 +49,9 @@ class A2aArena(RemoteArena):
 
     async def call(self, operation: str, **arguments: Any) -> dict[str, Any]:
         args = {k: v for k, v in arguments.items() if v is not None}
-        answer = await wire.ask(
-            self.client, [wire.data({"operation": operation, "arguments": args})], self.context_id, CALL_SECONDS
-        )
-        found = [d for d in wire.data_parts(answer) if isinstance(d, dict)]
+        request = wire.structured({"operation": operation, "arguments": args})
+        answer = await wire.ask(self.client, request, self.context_id, CALL_SECONDS)
+        found = [d for d in wire.values_of(answer) if isinstance(d, dict)]
         if not found:
             raise RuntimeError(f"the arena answered without data: {wire.text_of(answer)!r}")
         result: dict[str, Any] = found[0]
@@ -86,7 +85,7 @@ async def _http(given: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncCli
 
 def read_move(answer: Message) -> Decision | None:
     """The move in a remote agent's reply, or None when none can be read."""
-    for part in wire.data_parts(answer):
+    for part in wire.values_of(answer):
         if isinstance(part, dict) and ("action_type" in part or "type" in part):
             return _decision(part)
     action = extract_action(wire.text_of(answer))
@@ -152,7 +151,7 @@ class RemoteA2aAgent:
             return Decision(forfeit=f"late reply: no move within {self.reply_seconds:g} s")
         state = {**turn, "refusal": refusal} if refusal is not None else turn
         told = f"\n\nYour last answer was refused: {refusal['error']['message']}" if refusal is not None else ""
-        parts = [wire.data({"turn_state": state}), wire.text(f"{turn.get('prompt', '')}{told}\n\n{MOVE_FORMAT}")]
+        parts = [*wire.structured({"turn_state": state}), wire.text(f"{turn.get('prompt', '')}{told}\n\n{MOVE_FORMAT}")]
         try:
             async with httpx.AsyncClient(timeout=httpx.Timeout(left + 5)) as http:
                 if self._card is None:  # read the card once per match

@@ -32,9 +32,11 @@ class A2aTransport:
     summary = "serve the arena as an A2A agent (agent card + JSON-RPC)"
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
-        parser.add_argument("--port", type=int, default=9000)
-        parser.add_argument("--public-url", default=None, help="base URL written into the agent card")
+        parser.add_argument("--host", default="127.0.0.1", help="interface to bind")
+        parser.add_argument("--port", type=int, default=9000, help="port to listen on")
+        parser.add_argument(
+            "--public-url", default=None, help="base URL written into the agent card (http://HOST:PORT when left out)"
+        )
         add_policy_arguments(parser)
         add_store_arguments(parser)
         add_exposure_arguments(parser)

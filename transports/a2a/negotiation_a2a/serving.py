@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import uvicorn
 
 from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer
@@ -21,4 +23,4 @@ def run(
     announce(banner, host, token)
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, viewer, f"http://{host}:{port}")
-    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])

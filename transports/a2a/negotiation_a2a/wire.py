@@ -1,12 +1,16 @@
-"""A2A plumbing shared by the servers and clients: messages with data parts, cards, apps, one request.
+"""A2A plumbing shared by the servers and clients: messages with structured values, cards, apps, one request.
 
-a2a-sdk 1.x types are protobuf messages, and a data part stores every number as a double, so
-data read from a part has its whole floats turned back into ints (`plain`).
+a2a-sdk 1.x types are protobuf messages, and a data part stores every number as a double: 2 goes
+out on the wire as 2.0. So every structured value this transport sends travels twice
+(`structured`): as a data part, and as a text part of media type application/json holding its
+exact JSON, where integers stay integers. Readers take the JSON text part first (`values_of`);
+a peer that sends only data parts has its whole floats turned back into ints (`plain`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from typing import Any
 
@@ -34,6 +38,7 @@ from starlette.requests import Request
 
 JSONRPC_PATH = "/a2a/jsonrpc"
 REST_PATH = "/a2a/rest"
+JSON_MEDIA_TYPE = "application/json"
 
 
 def plain(value: Any) -> Any:
@@ -51,6 +56,24 @@ def data_parts(message: Message) -> list[Any]:
     return [plain(d) for d in get_data_parts(message.parts)]
 
 
+def structured(value: Any) -> list[Part]:
+    """`value` as a data part and as its exact JSON in an application/json text part."""
+    return [data(value), new_text_part(json.dumps(value), media_type=JSON_MEDIA_TYPE)]
+
+
+def values_of(message: Message) -> list[Any]:
+    """The structured values in `message`: its application/json text parts, parsed (exact), or, when it
+    has none (a peer that sends data parts only), its data parts with whole floats read back as ints."""
+    exact = []
+    for part in message.parts:
+        if part.HasField("text") and part.media_type == JSON_MEDIA_TYPE:
+            try:
+                exact.append(json.loads(part.text))
+            except json.JSONDecodeError:
+                continue
+    return exact or data_parts(message)
+
+
 def text_of(message: Message) -> str:
     return "\n".join(get_text_parts(message.parts))
 
@@ -60,6 +83,7 @@ def reply(parts: list[Part], context_id: str | None) -> Message:
 
 
 def data(value: Any) -> Part:
+    """A data part alone, as a peer that does not send the JSON text part would."""
     return new_data_part(value)
 
 

@@ -120,7 +120,9 @@ class TestServing:
                 timeout=60,
             )
         assert done.returncode != 0
-        assert done.stderr.strip().splitlines() == [f"cannot listen on 127.0.0.1:{port}: Address already in use"]
+        assert done.stderr.strip().splitlines() == [
+            f"negotiation-platform serve: cannot listen on 127.0.0.1:{port}: Address already in use"
+        ]
 
     async def test_a_bearer_token_is_required_when_configured(self, tmp_path: Any) -> None:
         token_file = tmp_path / "token"

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
 import uvicorn
-from a2a.client import A2ACardResolver
+from a2a.client import A2ACardResolver, ClientConfig
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.types import AgentSkill
@@ -21,7 +23,7 @@ from starlette.applications import Starlette
 
 from negotiation_a2a import wire
 from negotiation_a2a.agent_server import build_agent_app
-from negotiation_a2a.arena_server import HELP, build_arena_app
+from negotiation_a2a.arena_server import HELP, SCHEMA_LABEL, build_arena_app
 from negotiation_a2a.client import A2aArena, RemoteA2aAgent, connect
 from negotiation_mcp.client import McpArena
 from negotiation_mcp.serving import http_app
@@ -260,3 +262,76 @@ async def test_one_match_three_ways_mcp_http_remote_a2a_and_builtin() -> None:
     }
     assert actors == {"mcp_player", "a2a", "random"}
     assert replay_payoffs(arena, me["match_id"]) == recorded["payoffs"]
+
+
+async def json_rpc(http: httpx.AsyncClient, url: str, data: dict[str, Any], context_id: str | None = None) -> list[Any]:
+    """One SendMessage as a third-party client writes it by hand (no SDK): the reply message's parts, as JSON."""
+    message: dict[str, Any] = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"data": data}]}
+    if context_id:
+        message["contextId"] = context_id
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    answer = await http.post(url, json=body, headers={"A2A-Version": "1.0"})
+    assert answer.status_code == 200, answer.text
+    parts: list[Any] = answer.json()["result"]["message"]["parts"]
+    return parts
+
+
+def exact(parts: list[Any]) -> Any:
+    """The value of the reply's application/json text part: what a third-party client can rely on."""
+    [text] = [p["text"] for p in parts if p.get("mediaType") == "application/json"]
+    return json.loads(text)
+
+
+class TestThirdPartyClients:
+    async def test_answers_keep_integers_and_the_context_remembers_the_seat_through_get_result(self) -> None:
+        arena = Arena()
+        async with served(lambda base: build_arena_app(arena, base)) as base, httpx.AsyncClient() as http:
+            url = f"{base}/a2a/jsonrpc"
+            start = {"operation": "start_game", "arguments": {"game_id": "split_100", "seed": 3, "name": "me"}}
+            parts = await json_rpc(http, url, start)
+            started = exact(parts)
+            [data] = [p["data"] for p in parts if "data" in p]
+            assert data["seats"] == 2.0 and isinstance(started["seats"], int) and started["seats"] == 2
+            assert {k: v for k, v in data.items() if k != "seats"} == {k: v for k, v in started.items() if k != "seats"}
+            await arena.join_game(started["match_id"], name="you")
+            context = started["context_id"]
+            state = exact(await json_rpc(http, url, {"operation": "get_turn_state", "arguments": {}}, context))
+            assert isinstance(state["cursor"], int) and isinstance(state["round"], int)
+            move = {"action_type": "walk_away", "payload": {}}
+            await json_rpc(http, url, {"operation": "perform_action", "arguments": move}, context)
+            result = exact(await json_rpc(http, url, {"operation": "get_result", "arguments": {}}, context))
+            assert result == await arena.get_result(started["match_id"]) and result["status"] == "finished"
+            stranger = exact(await json_rpc(http, url, {"operation": "get_result", "arguments": {}}))
+            assert stranger["error"]["code"] == "invalid_argument"  # a context without a seat supplies nothing
+
+    async def test_the_card_gives_every_skill_its_argument_schema_and_a_valid_example(self) -> None:
+        async with served(lambda base: build_arena_app(Arena(), base)) as base, httpx.AsyncClient() as http:
+            card = (await http.get(f"{base}/.well-known/agent-card.json")).json()
+        skills = {skill["id"]: skill for skill in card["skills"]}
+        assert set(skills) == set(OPERATIONS)
+        for name, operation in OPERATIONS.items():
+            label_line = skills[name]["description"].splitlines()[-1]
+            assert label_line.startswith(SCHEMA_LABEL)
+            schema = json.loads(label_line.removeprefix(SCHEMA_LABEL))
+            assert set(schema["properties"]) == set(operation.required + operation.optional)
+            assert schema["additionalProperties"] is False
+            example = json.loads(skills[name]["examples"][0])
+            assert example["operation"] == name
+            jsonschema.validate(example["arguments"], schema)
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({**example["arguments"], "surprise": 1}, schema)
+        get_result = json.loads(skills["get_result"]["description"].splitlines()[-1].removeprefix(SCHEMA_LABEL))
+        assert get_result["required"] == []  # the seat's context supplies match_id
+
+    @pytest.mark.parametrize("agent", [ConcessionAgent(name="far"), RandomAgent(seed=2, name="far")])
+    async def test_the_seat_card_example_gets_a_legal_move(self, agent: Any) -> None:
+        async with served(lambda base: build_agent_app(agent, base)) as base, httpx.AsyncClient() as http:
+            card = await A2ACardResolver(http, base).get_agent_card()
+            [skill] = card.skills
+            request = json.loads(skill.examples[0])
+            client = await wire.open_client(card, ClientConfig(httpx_client=http, streaming=False))
+            answer = await wire.ask(client, wire.structured(request), uuid.uuid4().hex, 10)
+        [move] = wire.values_of(answer)
+        allowed = {a["name"]: a["payload_schema"] for a in request["turn_state"]["allowed_actions"]}
+        assert move["action_type"] in allowed
+        jsonschema.validate(move["payload"], allowed[move["action_type"]])

@@ -19,9 +19,14 @@ class McpTransport:
     summary = "serve the arena over MCP (stdio or streamable HTTP)"
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-        parser.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind (loopback by default)")
-        parser.add_argument("--port", type=int, default=8000, help="HTTP: port")
+        parser.add_argument(
+            "--transport",
+            choices=["stdio", "http"],
+            default="stdio",
+            help="stdio for a client that starts this server, http for streamable HTTP at /mcp",
+        )
+        parser.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind")
+        parser.add_argument("--port", type=int, default=8000, help="HTTP: port to listen on")
         parser.add_argument(
             "--allowed-host",
             action="append",

@@ -24,7 +24,7 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.arena import CALLER
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS, run_operation
+from negotiation_platform.operations import ARGUMENTS, OPERATIONS, run_operation
 from negotiation_platform.rules_text import render_rules
 
 INSTRUCTIONS = f"""\
@@ -34,13 +34,19 @@ opponents) or join_game → then repeat get_turn_state(wait_seconds up to {MAX_W
 send_public_message / send_private_message when the phase allows) → get_result when `status` is
 "finished". Keep your seat token secret: it is the only proof that a seat is yours."""
 
-MatchId = Annotated[str, Field(description="The match id returned by start_game or list_matches.")]
-Token = Annotated[str, Field(description="Your secret seat token from start_game or join_game.")]
-GameId = Annotated[str, Field(description="A game id from list_games, e.g. 'split_100'.")]
-Config = Annotated[
-    dict[str, Any] | None,
-    Field(description="Optional game config overriding defaults; see the spec from get_game_rules."),
-]
+
+def _about(argument: str, operation: str | None = None) -> Any:
+    """A tool argument's description and bounds, as the shared operations table gives them."""
+    schema = OPERATIONS[operation].schema_of(argument) if operation else ARGUMENTS[argument]
+    return Field(description=schema["description"], ge=schema.get("minimum"), le=schema.get("maximum"))
+
+
+MatchId = Annotated[str, _about("match_id")]
+Token = Annotated[str, _about("token")]
+GameId = Annotated[str, _about("game_id")]
+Config = Annotated[dict[str, Any] | None, _about("config")]
+Name = Annotated[str | None, _about("name")]
+Content = Annotated[str, _about("content")]
 
 
 def _answer(result: dict[str, Any]) -> CallToolResult:
@@ -141,22 +147,16 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def start_game(
         game_id: GameId,
         config: Config = None,
-        seed: Annotated[
-            int | None,
-            Field(description="Seed; determines the draws only on a server in reproducible mode."),
-        ] = None,
-        name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
-        opponents: Annotated[
-            list[str] | None,
-            Field(description="Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed."),
-        ] = None,
+        seed: Annotated[int | None, _about("seed")] = None,
+        name: Name = None,
+        opponents: Annotated[list[str] | None, _about("opponents")] = None,
     ) -> Annotated[CallToolResult, models.StartedMatch]:
         return await op("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
 
     @server.tool(description=OPERATIONS["join_game"].description)
     async def join_game(
         match_id: MatchId,
-        name: Annotated[str | None, Field(description="Your display name; becomes your agent id.")] = None,
+        name: Name = None,
     ) -> Annotated[CallToolResult, models.JoinedMatch]:
         return await op("join_game", match_id=match_id, name=name)
 
@@ -164,13 +164,9 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def get_turn_state(
         match_id: MatchId,
         token: Token,
-        since: Annotated[int | None, Field(ge=0, description="The `cursor` of your last call.")] = None,
-        wait_seconds: Annotated[
-            float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for your turn or news.")
-        ] = 0,
-        include_prompt: Annotated[
-            bool, Field(description="Include the game's prompt text (false: only the data, a smaller answer).")
-        ] = True,
+        since: Annotated[int | None, _about("since")] = None,
+        wait_seconds: Annotated[float, _about("wait_seconds")] = 0,
+        include_prompt: Annotated[bool, _about("include_prompt")] = True,
     ) -> Annotated[CallToolResult, models.TurnState]:
         return await op(
             "get_turn_state",
@@ -183,7 +179,7 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.tool(description=OPERATIONS["send_public_message"].description)
     async def send_public_message(
-        match_id: MatchId, token: Token, content: Annotated[str, Field(description="The message text.")]
+        match_id: MatchId, token: Token, content: Content
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("send_public_message", match_id=match_id, token=token, content=content)
 
@@ -191,8 +187,8 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def send_private_message(
         match_id: MatchId,
         token: Token,
-        to: Annotated[list[str], Field(description="Agent ids of the recipients.")],
-        content: Annotated[str, Field(description="The message text.")],
+        to: Annotated[list[str], _about("to")],
+        content: Content,
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("send_private_message", match_id=match_id, token=token, to=to, content=content)
 
@@ -200,8 +196,8 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
     async def perform_action(
         match_id: MatchId,
         token: Token,
-        action_type: Annotated[str, Field(description="e.g. 'propose', 'accept', 'bid'.")],
-        payload: Annotated[dict[str, Any] | None, Field(description="The action's payload object.")] = None,
+        action_type: Annotated[str, _about("action_type")],
+        payload: Annotated[dict[str, Any] | None, _about("payload")] = None,
     ) -> Annotated[CallToolResult, models.ActionOutcome]:
         return await op("perform_action", match_id=match_id, token=token, action_type=action_type, payload=payload)
 
@@ -211,21 +207,19 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.tool(description=OPERATIONS["list_matches"].description)
     async def list_matches(
-        status: Annotated[str | None, Field(description="waiting_for_players, running, finished or abandoned.")] = None,
-        game_id: Annotated[str | None, Field(description="Only matches of this game.")] = None,
-        since: Annotated[str | None, Field(description="Only matches created at or after this ISO 8601 time.")] = None,
-        limit: Annotated[int | None, Field(ge=1, le=500, description="Matches per page (default 100).")] = None,
-        cursor: Annotated[str | None, Field(description="The `next_cursor` of the page before.")] = None,
+        status: Annotated[str | None, _about("status", "list_matches")] = None,
+        game_id: Annotated[str | None, _about("game_id", "list_matches")] = None,
+        since: Annotated[str | None, _about("since", "list_matches")] = None,
+        limit: Annotated[int | None, _about("limit", "list_matches")] = None,
+        cursor: Annotated[str | None, _about("cursor", "list_matches")] = None,
     ) -> Annotated[CallToolResult, models.MatchList]:
         return await op("list_matches", status=status, game_id=game_id, since=since, limit=limit, cursor=cursor)
 
     @server.tool(description=OPERATIONS["watch"].description)
     async def watch(
         match_id: MatchId,
-        since: Annotated[int | None, Field(ge=0, description="The `cursor` of your last call.")] = None,
-        wait_seconds: Annotated[
-            float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for something new.")
-        ] = 0,
+        since: Annotated[int | None, _about("since")] = None,
+        wait_seconds: Annotated[float, _about("wait_seconds")] = 0,
     ) -> Annotated[CallToolResult, models.Spectacle]:
         return await op("watch", match_id=match_id, since=since, wait_seconds=wait_seconds)
 

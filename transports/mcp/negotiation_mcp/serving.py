@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import anyio
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
@@ -64,4 +66,4 @@ def serve_http(
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")
-    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])

@@ -23,6 +23,7 @@ from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import Arena
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.operations import OPERATIONS
 from negotiation_platform.registry import Registry
 
 pytestmark = pytest.mark.anyio
@@ -94,6 +95,16 @@ class TestInMemory:
             prompt = await api.client.get_prompt("how_to_play", {"game_id": "auction"})
             text = prompt.messages[0].content.text
             assert "get_turn_state" in text and "sealed" in text and "concession" in text
+
+    async def test_tool_arguments_are_the_operations_arguments(self) -> None:
+        async with in_memory() as (_, api):
+            tools = {t.name: t.input_schema for t in (await api.client.list_tools()).tools}
+        for name, operation in OPERATIONS.items():
+            shared = operation.arguments_schema
+            assert set(tools[name]["properties"]) == set(shared["properties"]), name
+            assert sorted(tools[name].get("required", [])) == sorted(shared["required"]), name
+            for argument, schema in tools[name]["properties"].items():
+                assert schema["description"] == shared["properties"][argument]["description"]
 
     async def test_results_are_structured_and_readable_as_text(self) -> None:
         async with in_memory() as (_, api):
