@@ -31,7 +31,7 @@ def add_store_commands(sub: Any) -> None:
     matches = sub.add_parser("matches", help="list the matches of a store, newest first")
     add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
     matches.add_argument("--game", default=None, help="only this game")
-    matches.add_argument("--status", choices=STATUSES, default=None)
+    matches.add_argument("--status", choices=STATUSES, default=None, help="only matches in this status")
     matches.add_argument("--limit", type=int, default=100, help="at most this many (newest first)")
     matches.add_argument("--json", action="store_true", help="one JSON object per line, seeds of running ones left out")
 
