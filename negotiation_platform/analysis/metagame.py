@@ -1,6 +1,6 @@
 """The empirical meta-game (agent × agent mean payoff) and its Nash mixture, as in empirical game theory.
 
-M[a][b] is agent a's mean payoff over the seats it held in matches with agent b in another seat.
+`M[a][b]` is agent a's mean payoff over the seats it held in matches with agent b in another seat.
 The meta-game's equilibrium is the Nash-averaging mixture (Balduzzi et al. 2018): the maximin
 strategy of the symmetric zero-sum game A = M − Mᵀ (what a beats b by), found by a small LP
 with scipy (installed with the `jax` or the `report` extra).
@@ -15,7 +15,7 @@ import numpy as np
 
 
 def metagame(rows: list[dict[str, Any]], value: str = "payoffs") -> tuple[list[str], np.ndarray]:
-    """(agents, M) with M[a, b] = mean of row[value][seat of a] over matches where b held another seat.
+    """(agents, M) with `M[a, b]` = mean of `row[value][seat of a]` over matches where b held another seat.
 
     Self-play fills the diagonal. Pairs that never met are NaN.
     """

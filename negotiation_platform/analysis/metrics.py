@@ -47,10 +47,10 @@ def distance_to_frontier(point: np.ndarray, frontier: np.ndarray) -> float:
 
 
 def envy(values: list[list[float]], largest_item: list[float]) -> tuple[bool, bool]:
-    """(EF, EF1) from V[i][j], seat i's value of seat j's bundle, and the largest item value in each bundle.
+    """(EF, EF1) from `V[i][j]`, seat i's value of seat j's bundle, and the largest item value in each bundle.
 
-    EF:  V[i][i] ≥ V[i][j] for all i, j.
-    EF1: V[i][i] ≥ V[i][j] − max_{g ∈ bundle j} v_i(g) for all i, j (envy goes once one item is removed).
+    EF:  `V[i][i] ≥ V[i][j]` for all i, j.
+    EF1: `V[i][i] ≥ V[i][j] − max_{g ∈ bundle j} v_i(g)` for all i, j (envy goes once one item is removed).
     """
     seats = range(len(values))
     ef = all(values[i][i] >= values[i][j] for i in seats for j in seats)

@@ -1,0 +1,120 @@
+"""The documentation site builds with `mkdocs build --strict`: every page in the nav, every link and
+anchor resolving, every docstring the API reference renders, and the CLI reference generated."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from negotiation_platform.agents import ConcessionAgent, play_match
+from negotiation_platform.arena import Arena
+from negotiation_platform.registry import Registry
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+pytest.importorskip("mkdocs")
+pytest.importorskip("mkdocstrings")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr[-4000:]
+    return out
+
+
+def test_the_cli_reference_is_generated_from_the_parser(site: Path) -> None:
+    page = (site / "cli" / "index.html").read_text()
+    assert "<!-- cli-reference -->" not in page
+    for command in ("play", "rules", "simulate", "tournament", "serve mcp", "serve a2a", "serve view"):
+        assert f"usage: negotiation-platform {command}" in page
+
+
+def test_the_api_reference_renders_the_docstrings(site: Path) -> None:
+    page = (site / "reference" / "base_game" / "index.html").read_text()
+    assert "Abstract base of all negotiation games" in page
+    assert "bargaining_position" in page
+
+
+def test_pages_link_nowhere_outside_the_repository() -> None:
+    outside = re.compile(r"https?://(?!127\.0\.0\.1|localhost)[^\s)\"'>`]+")
+    found = {str(page.relative_to(DOCS)): outside.findall(page.read_text()) for page in DOCS.rglob("*.md")}
+    assert {page: links for page, links in found.items() if links} == {}
+
+
+def guide_files(tmp_path: Path) -> Path:
+    """The files of the game author's guide, assembled from its titled code blocks (in page order)."""
+    blocks = re.findall(r'```\w+ title="([^"]+)"\n(.*?)```', (DOCS / "game-authors-guide.md").read_text(), re.S)
+    files: dict[str, str] = {}
+    for title, code in blocks:
+        files[title] = files.get(title, "") + code
+    for title, code in files.items():
+        (tmp_path / title).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / title).write_text(code)
+    (tmp_path / "negotiation_ultimatum" / "__init__.py").write_text("")
+    return tmp_path
+
+
+@pytest.fixture
+def guide_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.syspath_prepend(str(guide_files(tmp_path)))
+    for name in [m for m in sys.modules if m.startswith("negotiation_ultimatum")]:
+        monkeypatch.delitem(sys.modules, name)
+    return importlib.import_module("negotiation_ultimatum.plugin")
+
+
+def test_the_guide_builds_a_game_that_plays_and_draws_its_board(guide_plugin: Any) -> None:
+    registry = Registry()
+    registry.register(guide_plugin, name="ultimatum", source="negotiation-ultimatum")
+    assert registry.problems == [] and "ultimatum" in registry.games()
+    agents = [ConcessionAgent(seed=1, name="ann"), ConcessionAgent(seed=2, name="bob")]
+    result = asyncio.run(play_match(Arena(registry), "ultimatum", agents, seed=0))
+    assert result["status"] == "finished" and sum(result["payoffs"].values()) > 0
+    board = registry.render_board("ultimatum", {"round": 1, "pie": 10, "keep": 6}, [])
+    assert board is not None and "keeps 6" in board
+
+
+def test_the_guide_kernel_runs_batched(guide_plugin: Any) -> None:
+    jax = pytest.importorskip("jax")
+    from negotiation_platform.kernels import kernel_for, rollout
+    from negotiation_platform.kernels.rollout import reset_batch
+
+    registry = Registry()
+    registry.register(guide_plugin, name="ultimatum")
+    env, params = kernel_for(registry, "ultimatum")
+    _, state = reset_batch(env, jax.random.key(0), params, 64)
+    _, rewards, episodes = rollout(env, params, jax.random.key(1), state, 10)
+    assert int(episodes) == 64 * 5 and float(rewards.sum()) > 0
+
+
+def test_the_guide_game_passes_the_game_author_kit(guide_plugin: Any) -> None:
+    testing = pytest.importorskip("negotiation_platform.testing")
+    game = importlib.import_module("negotiation_ultimatum.game")
+    testing.check_game(game.UltimatumGame, seeds=range(5))
