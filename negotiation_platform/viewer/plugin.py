@@ -25,7 +25,7 @@ class ViewerTransport:
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
-        parser.add_argument("--port", type=int, default=8080)
+        parser.add_argument("--port", type=int, default=8080, help="port to listen on")
         parser.add_argument(
             "--store",
             default=None,
