@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the throwaway
 from benchmarks.engine import script
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.persistence import Persistence
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.store import open_store
 
 
@@ -42,12 +43,13 @@ async def play(arena: Arena, matches: int, offset: int) -> int:
     return actions
 
 
-def best_rates(locations: dict[str, str], matches: int, repeats: int) -> dict[str, float]:
+def best_rates(locations: dict[str, str], matches: int, repeats: int, served: bool) -> dict[str, float]:
     """Best actions/s of each store over `repeats` rounds; the stores take turns within each round, so a
-    burst of load on a shared machine hits them alike. Each store keeps growing, as in service."""
+    burst of load on a shared machine hits them alike. Each store keeps growing, as in service.
+    `served`: steps (and their writes) run in worker threads, as on `serve mcp|a2a`; else on the loop."""
     arenas: dict[str, Arena] = {}
     for name, location in locations.items():
-        arenas[name] = Arena()
+        arenas[name] = Arena(policy=ArenaPolicy(reproducible=True, steps_in_thread=served))
         store = open_store(location)
         if store is not None:
             arenas[name].use_store(Persistence(store, "bench"))
@@ -95,11 +97,17 @@ def main() -> None:
         stores = {":memory:": ":memory:", "SQLite (WAL, synchronous=NORMAL)": str(Path(folder) / "bench.db")}
         if pg is not None:
             stores["PostgreSQL (local socket)"] = pg
-        rates = best_rates(stores, args.matches, args.repeats)
-    base = rates[":memory:"]
+        modes = {
+            "served (steps and writes in worker threads, as serve mcp|a2a run)": True,
+            "in-process (steps and writes on the event loop, as play --store runs)": False,
+        }
+        results = {mode: best_rates(stores, args.matches, args.repeats, served) for mode, served in modes.items()}
     print(f"split_100 through Arena, {args.matches} matches x {len(script(0))} actions, best of {args.repeats}:")
-    for name, rate in rates.items():
-        print(f"  {name:<34} {rate:>9,.0f} actions/s   cost per action {base / rate:.2f}x :memory:")
+    for mode, rates in results.items():
+        base = rates[":memory:"]
+        print(f" {mode}:")
+        for name, rate in rates.items():
+            print(f"  {name:<34} {rate:>9,.0f} actions/s   cost per action {base / rate:.2f}x :memory:")
     if pg is None:
         print("  PostgreSQL left out: no server binaries (install Debian's postgresql) and no --postgres URL")
 
