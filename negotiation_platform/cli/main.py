@@ -20,6 +20,7 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
@@ -80,6 +81,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     serve_agent.add_argument("--seed", type=int, default=0)
 
     add_research_commands(sub)
+    add_new_game_command(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True)
@@ -269,6 +271,7 @@ COMMANDS: dict[str, Command] = {
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
     "report": cmd_report,
+    "new-game": cmd_new_game,
 }
 
 
