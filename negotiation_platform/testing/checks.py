@@ -13,7 +13,7 @@ from negotiation_platform.engine import Event, Match
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, GameConfig
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, payload_schema
-from negotiation_platform.testing.playthrough import PlayFailure, Playthrough, play_randomly, views_on_seed
+from negotiation_platform.testing.playthrough import PlayFailure, Playthrough, Seen, play_randomly, seen_on_seed
 from negotiation_platform.testing.privacy import find_leak
 
 DEFAULT_SEEDS = range(5)
@@ -69,10 +69,10 @@ def check_game(
         raise GameCheckError("private_views", spec.id, None, f"{leak} (seeds {seeds_text})")
 
 
-def _longest_views_elsewhere(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any) -> list[dict[str, Any]]:
+def _longest_views_elsewhere(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any) -> list[Seen]:
     """The views when the play's moves are made on other seeds: the seed on which they stay legal longest
     (a seeded turn order can make the first move illegal elsewhere)."""
-    tries = [views_on_seed(game_cls, play, config, play.match.seed + OTHER_SEED_STEP * k) for k in (1, 2, 3)]
+    tries = [seen_on_seed(game_cls, play, config, play.match.seed + OTHER_SEED_STEP * k) for k in (1, 2, 3)]
     return max(tries, key=len)
 
 

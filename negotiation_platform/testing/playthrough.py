@@ -45,6 +45,21 @@ class Snapshot:
     event_count: int
     positions: dict[str, Any]
     """The bargaining position of each acting seat that may take a bargaining action now."""
+    batnas: dict[str, Any]
+    finished: bool
+
+
+@dataclass(frozen=True)
+class Seen:
+    """Every seat's view and BATNA at one moment."""
+
+    views: dict[str, Any]
+    batnas: dict[str, Any]
+
+
+def seen(match: Match) -> Seen:
+    game = match.game
+    return Seen({seat: _as_json(game.get_player_view(seat)) for seat in match.players}, _as_json(game.batna_values()))
 
 
 @dataclass(frozen=True)
@@ -80,11 +95,11 @@ def play_randomly(
     raise PlayFailure(f"the match had not ended after {max_moves} moves")
 
 
-def views_on_seed(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any, seed: int) -> list[dict[str, Any]]:
-    """Every seat's view, move by move, when `play`'s moves are made in a match on another `seed`, for as
-    long as they stay legal there: item i is aligned with `play.snapshots[i]`."""
+def seen_on_seed(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any, seed: int) -> list[Seen]:
+    """Every seat's view and BATNA, move by move, when `play`'s moves are made in a match on another
+    `seed`, for as long as they stay legal there: item i is aligned with `play.snapshots[i]`."""
     match = Match(game_cls, play.match.players, config=config, seed=seed, clock=lambda: 0.0)
-    views = [{seat: _as_json(match.game.get_player_view(seat)) for seat in match.players}]
+    moments = [seen(match)]
     for event in play.match.events:
         if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
             continue
@@ -92,8 +107,8 @@ def views_on_seed(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any,
             match.feed(event)
         except NegotiationError:
             break
-        views.append({seat: _as_json(match.game.get_player_view(seat)) for seat in match.players})
-    return views
+        moments.append(seen(match))
+    return moments
 
 
 def snapshot(match: Match) -> Snapshot:
@@ -103,12 +118,15 @@ def snapshot(match: Match) -> Snapshot:
         for seat in match.acting()
         if any(a.name in BARGAINING_ACTIONS for a in match.allowed_actions(seat))
     }
+    now = seen(match)
     return Snapshot(
-        views={seat: _as_json(game.get_player_view(seat)) for seat in match.players},
+        views=now.views,
         public=_as_json(game.public_view()),
         prompts={seat: game.get_game_prompt(seat) for seat in match.players},
         event_count=len(match.events),
         positions=positions,
+        batnas=now.batnas,
+        finished=match.finished,
     )
 
 

@@ -15,6 +15,11 @@ A spectator's **public view** leaks B's leaf when it comes from the draws (1), i
 other seat (not in their views, nor in their events) and is not in the public events, yet one
 path of the public view holds it at every such moment, again over at least three different values.
 
+A seat's BATNA (`batna_values()`) is private by declaration: while the match runs, when it comes
+from the draws and differs from seat A's own, no path of A's view nor of the public view may hold
+it at every moment, over at least three different values; no exemption for what the views share.
+(The value-flow rules above cannot see a secret that every view shows alike; a BATNA can.)
+
 Requiring the copy at *every* moment, over changing values, is what keeps coincidences (a
 secret 3 that happens to equal a round number once) from counting as leaks; requiring (1) keeps
 what the moves made known (my last offer, as the other seat restates it) from counting as a secret.
@@ -27,11 +32,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.testing.playthrough import Playthrough
+from negotiation_platform.testing.playthrough import Playthrough, Seen
 
 Path = tuple[str, ...]
 Key = tuple[str, float | str]
 SPECTATOR = "\0spectator"
+BATNA: Path = ("batna_values()",)
+"""Where a seat's BATNA is filed among its leaves: declared private, whatever the views show."""
 DIFFERENT_VALUES = 3
 """A copy counts as a leak once the secret took this many different values (fewer can be chance)."""
 MOMENTS_PER_PLAY = 40
@@ -50,19 +57,17 @@ class _Trail:
         self.values.add(key)
 
 
-def find_leak(
-    plays: Sequence[Playthrough], elsewhere: Sequence[list[dict[str, Any]]], public_names: set[str]
-) -> str | None:
+def find_leak(plays: Sequence[Playthrough], elsewhere: Sequence[list[Seen]], public_names: set[str]) -> str | None:
     """A sentence naming the first leak found in `plays` (same game, same seats), or None.
 
-    `elsewhere[i]` holds the seats' views when the moves of `plays[i]` are made on another seed
-    (`views_on_seed`), as far as they stayed legal there; moments beyond it hold no secrets.
+    `elsewhere[i]` holds the seats' views and BATNAs when the moves of `plays[i]` are made on
+    another seed (`seen_on_seed`), as far as they stayed legal there; later moments hold no secrets.
     """
     never_secret = {("text", name) for name in public_names}
     trails: dict[tuple[str, str, Path], _Trail] = {}
     for play, other in zip(plays, elsewhere, strict=True):
         _follow_play(play, other, never_secret, trails)
-    for (owner, observer, path), trail in trails.items():
+    for (owner, observer, path), trail in sorted(trails.items(), key=lambda item: item[0][1] != SPECTATOR):
         if trail.mirrors and len(trail.values) >= DIFFERENT_VALUES:
             where = "the public view" if observer == SPECTATOR else f"{observer}'s view"
             copy = _dotted(min(trail.mirrors))
@@ -74,17 +79,14 @@ def find_leak(
 
 
 def _follow_play(
-    play: Playthrough,
-    elsewhere: list[dict[str, Any]],
-    never_secret: set[Key],
-    trails: dict[tuple[str, str, Path], _Trail],
+    play: Playthrough, elsewhere: list[Seen], never_secret: set[Key], trails: dict[tuple[str, str, Path], _Trail]
 ) -> None:
     players = play.match.players
     known: dict[str, set[Key]] = {seat: set() for seat in players}
     public_known: set[Key] = set()
     seen = 0
-    stride = max(1, math.ceil(min(len(play.snapshots), len(elsewhere)) / MOMENTS_PER_PLAY))
-    for moment in range(0, min(len(play.snapshots), len(elsewhere)), stride):
+    moments = min(len(play.snapshots), len(elsewhere))
+    for moment in range(0, moments, max(1, math.ceil(moments / MOMENTS_PER_PLAY))):
         shot = play.snapshots[moment]
         for event in play.match.events[seen : shot.event_count]:
             keys = {key for _, key in leaves(event.data)}
@@ -93,13 +95,21 @@ def _follow_play(
             if event.visible_to is None:
                 public_known |= keys
         seen = shot.event_count
-        drawn = {seat: dict(leaves(elsewhere[moment][seat])) for seat in players}
+        if shot.finished:
+            break  # the result makes BATNAs and deals public
+        drawn = {seat: dict(leaves(elsewhere[moment].views[seat])) for seat in players}
         own = {seat: dict(leaves(shot.views[seat])) for seat in players}
         shapes = {seat: {(_shape(path), key) for path, key in own[seat].items()} for seat in players}
         where = {seat: _index(own[seat]) for seat in players}
         public = _index(dict(leaves(shot.public)))
         for owner in players:
             others = [seat for seat in players if seat != owner]
+            batna = dict(leaves(shot.batnas.get(owner), BATNA)).get(BATNA)
+            if batna is not None and dict(leaves(elsewhere[moment].batnas.get(owner), BATNA)).get(BATNA) != batna:
+                for observer in others:
+                    if dict(leaves(shot.batnas.get(observer), BATNA)).get(BATNA) != batna:
+                        trails.setdefault((owner, observer, BATNA), _Trail()).follow(batna, where[observer].get(batna, set()))
+                trails.setdefault((owner, SPECTATOR, BATNA), _Trail()).follow(batna, public.get(batna, set()))
             for path, key in own[owner].items():
                 if key in never_secret or drawn[owner].get(path) == key:
                     continue
