@@ -92,11 +92,11 @@ def _check_spec(spec: GameSpec) -> None:
                 raise fail("spec", f"`{action.name}` has an invalid payload schema: {exc.message}") from None
         default = phase.default_action
         if default is not None:
-            action = phase.action(default.action)
-            assert action is not None, "the spec validates its default actions"
-            problem = _schema_problem(payload_schema(action.payload), default.payload)
+            played = phase.action(default.action)
+            assert played is not None, "the spec validates its default actions"
+            problem = _schema_problem(payload_schema(played.payload), default.payload)
             if problem:
-                raise fail("payload_schemas", f"phase `{phase.name}`'s default `{action.name}` {problem}")
+                raise fail("payload_schemas", f"phase `{phase.name}`'s default `{played.name}` {problem}")
     rules = render_rules(spec)
     if not isinstance(rules, str) or not rules.strip():
         raise fail("rules_text", "the rules text is empty")
@@ -171,13 +171,13 @@ def _check_replay(
         game_cls, players, [Event.from_dict(raw) for raw in logged], config=config, seed=seed, clock=lambda: 0.0
     )
     difference = _first_difference(
-        [(f"event {e.seq}", e.to_dict()) for e in match.events], [(f"event {e.seq}", e.to_dict()) for e in replayed.events]
+        [(f"event {e.seq}", e.to_dict()) for e in match.events],
+        [(f"event {e.seq}", e.to_dict()) for e in replayed.events],
     )
-    if difference is None and (replayed.result is None or match.result is None):
-        difference = "the result: the replayed match did not finish"
-    if difference is None and replayed.result is not None and match.result is not None:
-        if replayed.result.to_dict() != match.result.to_dict():
-            difference = f"the result: {_short(match.result.to_dict())} vs {_short(replayed.result.to_dict())}"
+    if difference is None:
+        before, after = (m.result.to_dict() if m.result is not None else None for m in (match, replayed))
+        if before != after:
+            difference = f"the result: {_short(before)} vs {_short(after)}"
     if difference:
         raise fail("replay", f"replaying the events gives a different match, at {difference}")
 
@@ -213,7 +213,9 @@ def _position_problem(spec: GameSpec, position: Any) -> str | None:
             if problem:
                 return f"a menu offer {problem}"
         return None
-    if not isinstance(position.get("field"), str) or not all(_is_number(position.get(k)) for k in ("best", "reservation")):
+    if not isinstance(position.get("field"), str) or not all(
+        _is_number(position.get(k)) for k in ("best", "reservation")
+    ):
         return "its bargaining position needs `field` with numeric `best` and `reservation` (or a `menu`)"
     return None
 

@@ -5,11 +5,11 @@ Views are compared leaf by leaf (a leaf is a number or a text at a path such as
 
 A leaf of seat B's own view is B's **secret** at a moment when (1) it comes from the match's
 random draws, not from the moves: the same moves made in a match on another seed give B's view
-another value there; (2) seat A's view does not hold the same value at the same path (list positions
-aside: two seats' lists of what they see may order it differently), so it is not common knowledge; and (3) A could not have read the value in the events it was shown or in the
-public view. A's view **leaks** it when one path of A's view holds B's secret at every moment it
-was a secret, across every seed and move played, while the secret took at least three different
-values.
+another value there; (2) seat A's view does not hold the same value at the same path (list
+positions aside: two seats' lists of what they see may order it differently), so it is not common
+knowledge; and (3) A could not have read the value in the events it was shown or in the public view.
+A's view **leaks** it when one path of A's view holds B's secret at every moment it was a secret,
+across every seed and move played, while the secret took at least three different values.
 
 A spectator's **public view** leaks B's leaf when it comes from the draws (1), is known to no
 other seat (not in their views, nor in their events) and is not in the public events, yet one
@@ -63,7 +63,7 @@ def find_leak(plays: Sequence[Playthrough], elsewhere: Sequence[list[Seen]], pub
     `elsewhere[i]` holds the seats' views and BATNAs when the moves of `plays[i]` are made on
     another seed (`seen_on_seed`), as far as they stayed legal there; later moments hold no secrets.
     """
-    never_secret = {("text", name) for name in public_names}
+    never_secret: set[Key] = {("text", name) for name in public_names}
     trails: dict[tuple[str, str, Path], _Trail] = {}
     for play, other in zip(plays, elsewhere, strict=True):
         _follow_play(play, other, never_secret, trails)
@@ -108,14 +108,18 @@ def _follow_play(
             if batna is not None and dict(leaves(elsewhere[moment].batnas.get(owner), BATNA)).get(BATNA) != batna:
                 for observer in others:
                     if dict(leaves(shot.batnas.get(observer), BATNA)).get(BATNA) != batna:
-                        trails.setdefault((owner, observer, BATNA), _Trail()).follow(batna, where[observer].get(batna, set()))
+                        trails.setdefault((owner, observer, BATNA), _Trail()).follow(
+                            batna, where[observer].get(batna, set())
+                        )
                 trails.setdefault((owner, SPECTATOR, BATNA), _Trail()).follow(batna, public.get(batna, set()))
             for path, key in own[owner].items():
                 if key in never_secret or drawn[owner].get(path) == key:
                     continue
                 for observer in others:
                     if (_shape(path), key) not in shapes[observer] and key not in known[observer] and key not in public:
-                        trails.setdefault((owner, observer, path), _Trail()).follow(key, where[observer].get(key, set()))
+                        trails.setdefault((owner, observer, path), _Trail()).follow(
+                            key, where[observer].get(key, set())
+                        )
                 if key not in public_known and not any(key in known[o] or key in where[o] for o in others):
                     trails.setdefault((owner, SPECTATOR, path), _Trail()).follow(key, public.get(key, set()))
 
@@ -135,7 +139,7 @@ def leaves(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, Key]]:
 
 
 def _shape(path: Path) -> Path:
-    """The path with list positions blanked: `visible_events.2.x` and `visible_events.0.x` are the same kind of thing."""
+    """The path with list positions blanked: `visible_events.2.x` and `visible_events.0.x` are alike."""
     return tuple("#" if part.isdigit() else part for part in path)
 
 
