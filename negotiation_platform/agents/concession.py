@@ -5,16 +5,23 @@ target is best + (reservation - best) * t ** (1 / beta); beta < 1 concedes late 
 beta > 1 early (Conceder). It accepts a standing offer at least as good as its next target.
 It reads the game's `bargaining` position from the turn state (a numeric field, or a menu of
 offers with its utilities); in phases or games without one it takes the first action that needs
-no payload, otherwise a random legal action.
+no payload, otherwise a random legal action, and warns once when the game offers bargaining
+actions yet no position (it cannot bargain there, only walk away or accept whatever stands).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.offers import field_offer, menu_offer
 from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.games.base_game import BARGAINING_ACTIONS
+
+
+class NoBargainingPositionWarning(UserWarning):
+    """A scripted negotiator plays a bargaining game that does not describe its position."""
 
 
 class ConcessionAgent:
@@ -26,6 +33,7 @@ class ConcessionAgent:
         self.name = name
         self.beta = beta
         self._fallback = RandomAgent(seed=seed, name=name)
+        self._warned = False
 
     def target(self, best: float, reservation: float, progress: float) -> float:
         return best + (reservation - best) * float(progress ** (1.0 / self.beta))
@@ -37,10 +45,24 @@ class ConcessionAgent:
             decision = self._bargain(turn, position, allowed)
             if decision is not None:
                 return decision
+        elif not position:
+            self._warn_without_position(turn, allowed)
         for name, action in allowed.items():
             if not action["payload_schema"].get("properties"):
                 return Decision(action=name)
         return self._fallback.decide(turn)
+
+    def _warn_without_position(self, turn: dict[str, Any], allowed: dict[str, Any]) -> None:
+        offered = sorted(BARGAINING_ACTIONS & set(allowed))
+        if offered and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"agent {self.name!r} plays {turn.get('game_id', 'a game')!r}, which offers {offered} but no "
+                "bargaining_position(): it cannot bargain and falls back to the first action without a payload "
+                "(often accept or walk away), else a random one",
+                NoBargainingPositionWarning,
+                stacklevel=2,
+            )
 
     def _bargain(self, turn: dict[str, Any], position: dict[str, Any], allowed: dict[str, Any]) -> Decision | None:
         progress = turn["round"] / (turn["rounds"] + 1)

@@ -26,6 +26,7 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.parsing import CliParser, json_object
+from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
@@ -96,6 +97,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
 
     add_research_commands(sub)
     add_store_commands(sub)
+    add_new_game_command(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True, metavar="TRANSPORT")
@@ -313,6 +315,7 @@ COMMANDS: dict[str, Command] = {
     "report": cmd_report,
     "matches": cmd_matches,
     "export": cmd_export,
+    "new-game": cmd_new_game,
 }
 
 

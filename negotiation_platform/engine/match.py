@@ -280,19 +280,23 @@ class Match:
         """Rebuild a match by feeding its input events into a fresh one."""
         match = cls(game_cls, players, config=config, seed=seed, match_id=match_id, clock=clock)
         for event in events:
-            if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
-                continue
-            if event.kind is EventKind.MESSAGE:
-                assert event.actor is not None
-                match.send_message(event.actor, event.data["content"], event.data["to"])
-            elif event.kind is EventKind.ACTION:
-                assert event.actor is not None
-                match.submit(event.actor, event.data["action_type"], event.data["payload"])
-            elif event.data.get("reason", DEADLINE) == DEADLINE:
-                match.time_out()
-            else:
-                match.play_default(event.data["players"][0], event.data["reason"])
+            match.feed(event)
         return match
+
+    def feed(self, event: Event) -> None:
+        """Apply one logged input event again (derived events are skipped); refusals raise as they did."""
+        if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
+            return
+        if event.kind is EventKind.MESSAGE:
+            assert event.actor is not None
+            self.send_message(event.actor, event.data["content"], event.data["to"])
+        elif event.kind is EventKind.ACTION:
+            assert event.actor is not None
+            self.submit(event.actor, event.data["action_type"], event.data["payload"])
+        elif event.data.get("reason", DEADLINE) == DEADLINE:
+            self.time_out()
+        else:
+            self.play_default(event.data["players"][0], event.data["reason"])
 
     # --- internals ------------------------------------------------------------------------
 

@@ -95,6 +95,10 @@ MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
 
+BARGAINING_ACTIONS = frozenset({"propose", "offer", "counter_offer", "accept"})
+"""Action names that make a game a bargaining game: such a game answers `bargaining_position`, which
+the scripted negotiators read (and `negotiation_platform.testing.check_game` requires)."""
+
 
 class GameConfig(BaseModel):
     """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed, and

@@ -9,6 +9,8 @@ A broken plugin (import error, invalid spec, duplicate id, failing hook) is reco
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,10 @@ AGENTS_GROUP = "negotiation_platform.agents"
 TRANSPORTS_GROUP = "negotiation_platform.transports"
 ENTRY_POINT_GROUPS = (GAMES_GROUP, AGENTS_GROUP, TRANSPORTS_GROUP)
 OWN_DISTRIBUTION = "negotiation-platform"
+
+
+class PluginWarning(UserWarning):
+    """A plugin loaded but will contribute less than it seems to (no `@hookimpl` where one was meant)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,7 @@ class Registry:
                 if self._pm.is_registered(plugin):
                     continue
                 self.register(plugin, name=ep.name, source=source)
+                _warn_unmarked_hooks(plugin, f"{ep.name} = {ep.value!r} in group {group!r}")
 
     def register(self, plugin: object, name: str | None = None, source: str | None = None) -> None:
         """Register a plugin object (a module or an instance with `@hookimpl` functions)."""
@@ -206,6 +213,26 @@ class Registry:
             )
             return
         self._games[game_id] = GameEntry(game_id=game_id, cls=cls, plugin=plugin, source=source)
+
+
+def _warn_unmarked_hooks(plugin: object, entry_point: str) -> None:
+    """Warn when an entry point's module offers nothing: hook functions without `@hookimpl` are never called."""
+    marked = {name for name in dir(plugin) if hasattr(getattr(plugin, name, None), f"{hookspecs.PROJECT}_impl")}
+    hooks = {name for name, hook in inspect.getmembers(hookspecs) if hasattr(hook, f"{hookspecs.PROJECT}_spec")}
+    unmarked = sorted(name for name in hooks - marked if callable(getattr(plugin, name, None)))
+    if unmarked:
+        warnings.warn(
+            f"plugin entry point {entry_point}: {', '.join(unmarked)} lack @hookimpl "
+            "(from negotiation_platform.registry import hookimpl), so they are never called",
+            PluginWarning,
+            stacklevel=3,
+        )
+    elif not marked:
+        warnings.warn(
+            f"plugin entry point {entry_point} has no @hookimpl functions, so it contributes nothing",
+            PluginWarning,
+            stacklevel=3,
+        )
 
 
 def _invalid_game_reason(cls: Any) -> str | None:

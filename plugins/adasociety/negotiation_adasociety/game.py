@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
-from negotiation_adasociety.encoding import action_count, decode, encode
+from negotiation_adasociety.encoding import action_count, decode, encode, proposal_shares
 from negotiation_adasociety.game_spec import build_spec
 from negotiation_adasociety.legality import refusal
 from negotiation_adasociety.social import Society
@@ -186,6 +186,27 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
 
     def public_view(self) -> dict[str, Any]:
         return public_view(self)
+
+    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+        """For scripted negotiators, while the seat bargains with a partner: a menu of the shares it may
+        claim (each worth that share to it), the smallest share as its reservation (`batna`) and the
+        share the partner's standing proposal would leave it. None without a partner."""
+        player = self.players.index(player_id)
+        partner = self.society.partner(player)
+        if partner is None:
+            return None
+        shares = proposal_shares(self.settings)
+        claim = self.society.proposal(partner)
+        mine = self.society.proposal(player)
+        return {
+            "action": "propose",
+            "accept_action": "accept",
+            "menu": [{"payload": {"share": share}, "utility": share} for share in shares],
+            "batna": shares[0],
+            "standing_utility": None if claim is None else round(1.0 - claim, 10),
+            "standing_offer": None if claim is None else {"share": claim},
+            "my_last_offer": None if mine is None else {"share": mine},
+        }
 
     def get_game_prompt(self, player_id: str) -> str:
         view = self.get_player_view(player_id)

@@ -1,0 +1,15 @@
+"""The pytest plugin (entry point `pytest11`): the `check_game` fixture."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+
+@pytest.fixture
+def check_game() -> Callable[..., None]:
+    """`negotiation_platform.testing.check_game`: `check_game(MyGame, seeds=range(5), config=None)`."""
+    from negotiation_platform.testing import check_game as check
+
+    return check
