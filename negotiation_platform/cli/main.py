@@ -25,8 +25,8 @@ from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
-from negotiation_platform.cli.parsing import CliParser, json_object
 from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
+from negotiation_platform.cli.parsing import CliParser, json_object
 from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
