@@ -20,7 +20,6 @@ from negotiation_platform.arena.exposure import (
     start_arena,
     with_lifespan,
 )
-from negotiation_platform.viewer.serving import with_viewer
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -65,5 +64,7 @@ def serve_http(
     app = with_lifespan(http_app(arena, host, allowed_hosts), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
+    from negotiation_platform.viewer.serving import with_viewer  # HTTP only: stdio needs no viewer
+
     served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")
     uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])
