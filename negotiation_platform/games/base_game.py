@@ -8,19 +8,31 @@ researcher may change. A game never deals with transports, clocks or other match
 from __future__ import annotations
 
 import functools
+import inspect
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.rules_text import render_rules
-from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
+from negotiation_platform.spec import (
+    ActionSpec,
+    GameSpec,
+    OpenPayload,
+    OutcomeKind,
+    OutcomeSpec,
+    PhaseLimits,
+    PhaseSpec,
+    RolesSpec,
+    payload_schema,
+)
 from negotiation_platform.strict_json import validate_strict
 
 
@@ -66,13 +78,44 @@ menu of offers) stays bounded whatever a client asks for."""
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
+FREE_FORM_ACTION = "act"
+"""The one action of a game that declares no spec of its own."""
+
+
+MAX_PLAYERS = 100
+"""Most seats a game that declares no spec of its own may be configured with."""
 
 
 class GameConfig(BaseModel):
     """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed, and
-    numbers must be finite (a clock of Infinity would also not survive being sent as JSON)."""
+    numbers must be finite (a clock of Infinity would also not survive being sent as JSON).
+
+    `max_rounds`, the documented name of the round limit, is read as `rounds` in any config that has one.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _documented_round_limit(cls, data: Any) -> Any:
+        if not (isinstance(data, dict) and "max_rounds" in data and "rounds" in cls.model_fields):
+            return data
+        if "rounds" in data:
+            raise ValueError("give the round limit once: `rounds` or its documented name `max_rounds`, not both")
+        renamed = {k: v for k, v in data.items() if k != "max_rounds"}
+        renamed["rounds"] = data["max_rounds"]
+        return renamed
+
+
+class BasicConfig(GameConfig):
+    """The config of a game that declares no `Config`: the parameters every game understands.
+
+    A game with parameters of its own declares a `Config` subclass with them (and their defaults).
+    """
+
+    rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="Rounds before the game ends without a result.")
+    players: int = Field(default=2, ge=1, le=MAX_PLAYERS, description="Seats at the table.")
+    seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS, description="Clock of each turn.")
 
 
 @dataclass(frozen=True)
@@ -103,11 +146,13 @@ class BaseGame(ABC, Generic[ConfigT]):
     """Abstract base of all negotiation games (the template of the documented API).
 
     Subclasses declare `Config` (a `GameConfig` with defaults) and `build_spec(config)`, and
-    implement the abstract methods. The engine calls `initialize_game`, then for each accepted
-    action `process_action`, `check_end_conditions` and, at the end, `get_result`.
+    implement the abstract methods; a game that declares neither gets `BasicConfig` and a generic
+    spec (see `build_spec`), so the documented API's six-method games play as they are.
+    The engine calls `initialize_game`, then for each accepted action `process_action` and
+    `check_end_conditions` and, at the end, `get_result`.
     """
 
-    Config: ClassVar[type[GameConfig]] = GameConfig
+    Config: ClassVar[type[GameConfig]] = BasicConfig
     spec: ClassVar[GameSpec] = _SpecDescriptor()  # type: ignore[assignment]
     _default_spec: ClassVar[GameSpec | None] = None
 
@@ -131,6 +176,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         self.game_data: dict[str, Any] = {}
         self.current_phase: str | None = None
         self._notices: list[Notice] = []
+        self._asking_is_valid_action = False
 
     @classmethod
     def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
@@ -153,9 +199,49 @@ class BaseGame(ABC, Generic[ConfigT]):
     # --- declared by each game -------------------------------------------------------------
 
     @classmethod
-    @abstractmethod
     def build_spec(cls, config: Any) -> GameSpec:
-        """The game's spec under `config`: numbers in the spec come from the config."""
+        """The game's spec under `config`: numbers in the spec come from the config.
+
+        A game that declares no spec (as the documented API's games, which define only the abstract
+        methods) gets a generic one: `players` interchangeable seats, named by the player list the
+        game is initialised with; `rounds` rounds in which each player acts once, in seat order; and
+        one free-form action, `act`, whose payload is any JSON object: the move as the game's prompt
+        asks for it, e.g. {"type": "offer", "price": 42000}. The game's own `is_valid_action` judges
+        it (see `action_error`) and `process_action` receives it as `action.action_data`.
+        """
+        if not isinstance(config, BasicConfig):
+            raise TypeError(
+                f"{cls.__name__} declares no build_spec, so its Config must derive from BasicConfig "
+                "(rounds, players, seconds_per_turn)"
+            )
+        return GameSpec(
+            id=_snake_case(cls.__name__),
+            title=" ".join(re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", cls.__name__)) or cls.__name__,
+            summary=inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
+            or "A negotiation game whose rules each turn's prompt states.",
+            roles=RolesSpec(min_players=config.players, max_players=config.players),
+            rounds=config.rounds,
+            phases=(
+                PhaseSpec(
+                    name="play",
+                    description="each player acts once per round, in seat order",
+                    limits=PhaseLimits(turns=1, seconds_per_turn=config.seconds_per_turn),
+                    actions=(
+                        ActionSpec(
+                            name=FREE_FORM_ACTION,
+                            description="make your move: a JSON object as the prompt asks for it, "
+                            'e.g. {"type": "offer", ...}; the game checks it against its rules',
+                            payload=OpenPayload,
+                        ),
+                    ),
+                ),
+            ),
+            outcome=OutcomeSpec(
+                kind=OutcomeKind.ENGINE_RULE,
+                description="The game ends when its rules say so, or after the last round; "
+                "each player then scores what the rules award.",
+            ),
+        )
 
     @abstractmethod
     def initialize_game(self, players: list[str]) -> bool:
@@ -180,8 +266,21 @@ class BaseGame(ABC, Generic[ConfigT]):
     # --- optional refinements with safe defaults -------------------------------------------
 
     def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
-        """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed."""
-        return None
+        """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed.
+
+        By default, a game that states its rules the documented way, by overriding `is_valid_action`,
+        is asked that (with `game_data` as the state); any other game allows what its spec allows.
+        """
+        if type(self).is_valid_action is BaseGame.is_valid_action or self._asking_is_valid_action:
+            return None  # the second test: an override that calls super() must not ask itself again
+        self._asking_is_valid_action = True
+        try:
+            allowed = self.is_valid_action(player_id, action, self.game_data)
+        finally:
+            self._asking_is_valid_action = False
+        if allowed:
+            return None
+        return f"The rules of {self.spec.title} do not allow this {action.get('type')!r} move now; see your prompt."
 
     def explain_invalid_action(self, player: str, action: dict[str, Any]) -> str | None:
         """Why `action` ({"type": …, **payload}, or wrapped in {"decision": …}) is refused: its payload is
@@ -290,14 +389,15 @@ class BaseGame(ABC, Generic[ConfigT]):
         batnas = self.batna_values()
         return {p: scores[p] - batnas.get(p, 0.0) for p in self.players}
 
-    def get_winner(self, game_state: dict[str, Any] | None = None) -> str | None:
-        """The player with the highest positive surplus; None on a tie or without a deal."""
-        if self.agreement_terms() is None:
-            return None
-        surplus = self.surplus()
-        best = max(surplus.values(), default=0.0)
-        leaders = [p for p, s in surplus.items() if s == best]
-        return leaders[0] if best > 0 and len(leaders) == 1 else None
+    def get_winner(self, game_state: Mapping[str, Any] | None = None) -> str | None:
+        """The player with the highest positive surplus; None on a tie, without a deal, or without surplus.
+
+        Decided from `game_state` when given (its `agreement_reached` and `utility_surplus`, as the
+        documented games' states carry them), else from this game's own state.
+        """
+        if game_state is not None:
+            return _winner(bool(game_state.get("agreement_reached")), game_state.get("utility_surplus") or {})
+        return None if self.agreement_terms() is None else _winner(True, self.surplus())
 
     def get_game_info(self) -> dict[str, Any]:
         return {
@@ -327,3 +427,18 @@ class BaseGame(ABC, Generic[ConfigT]):
             },
             success=self.state is not GameState.FAILED,
         )
+
+
+def _winner(agreement: bool, surplus: Mapping[str, float]) -> str | None:
+    if not agreement or not surplus:
+        return None
+    best = max(surplus.values())
+    leaders = [p for p, s in surplus.items() if s == best]
+    return leaders[0] if best > 0 and len(leaders) == 1 else None
+
+
+def _snake_case(name: str) -> str:
+    """A spec id from a class name: CustomGame → custom, XMLTradeGame → xml_trade."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)).lower()
+    words = re.sub(r"[^a-z0-9_]", "", words).strip("_").removesuffix("_game")
+    return words if re.match(r"^[a-z]", words) else f"game_{words}".rstrip("_")
