@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.payloads import validate_payload
@@ -88,23 +88,9 @@ MAX_PLAYERS = 100
 
 class GameConfig(BaseModel):
     """Base of every game's `Config`: unknown keys are refused so a typo never goes unnoticed, and
-    numbers must be finite (a clock of Infinity would also not survive being sent as JSON).
-
-    `max_rounds`, the documented name of the round limit, is read as `rounds` in any config that has one.
-    """
+    numbers must be finite (a clock of Infinity would also not survive being sent as JSON)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _documented_round_limit(cls, data: Any) -> Any:
-        if not (isinstance(data, dict) and "max_rounds" in data and "rounds" in cls.model_fields):
-            return data
-        if "rounds" in data:
-            raise ValueError("give the round limit once: `rounds` or its documented name `max_rounds`, not both")
-        renamed = {k: v for k, v in data.items() if k != "max_rounds"}
-        renamed["rounds"] = data["max_rounds"]
-        return renamed
 
 
 class BasicConfig(GameConfig):
@@ -181,8 +167,14 @@ class BaseGame(ABC, Generic[ConfigT]):
     @classmethod
     def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
         """Validate a config mapping against `Config`, as strict JSON (raises pydantic's ValidationError):
-        `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number."""
-        return config if isinstance(config, cls.Config) else validate_strict(cls.Config, dict(config or {}))
+        `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number. `max_rounds`, the
+        documented name of the round limit, is read as `rounds` in a config that has that field."""
+        if isinstance(config, cls.Config):
+            return config
+        data = dict(config or {})
+        if "max_rounds" in data and "rounds" not in data and "rounds" in cls.Config.model_fields:
+            data["rounds"] = data.pop("max_rounds")  # the documented name of the round limit
+        return validate_strict(cls.Config, data)
 
     @classmethod
     def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:
