@@ -11,12 +11,14 @@ kernels (optional extras) are loaded through entry points only when asked for.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from importlib import import_module
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # true for type checkers; not imported from `typing`, which would double the import time
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` imports on first use
+    from typing import Any
+
     from negotiation_platform.agents import (
         Agent,
         BatnaAwareAgent,
@@ -149,7 +151,7 @@ def __getattr__(name: str) -> Any:
     module = _HOME_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
