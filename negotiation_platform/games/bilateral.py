@@ -221,8 +221,15 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         self.game_data["acted"] = []
 
     def role_of(self, player: str) -> str:
-        """A player's role; a role name is returned as is (so documented calls may pass either)."""
-        return player if player in self.roles else str(self.game_data["roles"][player])
+        """A seated player's role; a role name is returned as is (so documented calls may pass either).
+
+        A seat is looked up first: players may be named after roles ("buyer", "seller") while the
+        seed gave them the other role.
+        """
+        seated: dict[str, str] = self.game_data.get("roles", {})
+        if player in seated or player not in self.roles:
+            return seated[player]
+        return player
 
     def other(self, player_id: str) -> str:
         return next(p for p in self.players if p != player_id)

@@ -124,7 +124,9 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         return float(self.settings.batnas[role])
 
     def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"gpu_hours": float(payload["gpu_hours"]), "cpu_hours": float(payload["cpu_hours"])}
+        """The plan in the engine's names, from them or from the documented `gpu`/`cpu`."""
+        plan = _plan_payload().model_validate(payload).model_dump()
+        return {"gpu_hours": float(plan["gpu_hours"]), "cpu_hours": float(plan["cpu_hours"])}
 
     def calculate_utility(self, player: str, gpu_hours: float, cpu_hours: float, round_num: int = 1) -> float:
         """The team's linear utility of a plan (the documented signature; the round does not change it)."""
