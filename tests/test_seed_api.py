@@ -157,6 +157,9 @@ class TestCustomGameThroughTheEngine:
         before = [e.to_dict() for e in m.events]
         with pytest.raises(NegotiationError):
             m.submit("seller", "act", {"type": "accept"})  # nothing to accept yet
+        with pytest.raises(NegotiationError) as refused:
+            m.submit("seller", "act", {"type": "x" * 5000})
+        assert len(refused.value.message) < 200
         assert [e.to_dict() for e in m.events] == before and m.game.actions_history == []
 
     @pytest.mark.anyio

@@ -78,6 +78,8 @@ menu of offers) stays bounded whatever a client asks for."""
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
+MAX_ECHOED_CHARS = 40
+"""How much of a refused move's own `type` a refusal repeats back to the client."""
 FREE_FORM_ACTION = "act"
 """The one action of a game that declares no spec of its own."""
 
@@ -272,7 +274,8 @@ class BaseGame(ABC, Generic[ConfigT]):
             self._asking_is_valid_action = False
         if allowed:
             return None
-        return f"The rules of {self.spec.title} do not allow this {action.get('type')!r} move now; see your prompt."
+        kind = str(action.get("type"))[:MAX_ECHOED_CHARS]  # the client's own text, echoed only in part
+        return f"The rules of {self.spec.title} do not allow this {kind!r} move now; see your prompt."
 
     def explain_invalid_action(self, player: str, action: dict[str, Any]) -> str | None:
         """Why `action` ({"type": …, **payload}, or wrapped in {"decision": …}) is refused: its payload is
