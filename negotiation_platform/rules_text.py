@@ -39,7 +39,7 @@ def describe_payload(payload: type[BaseModel]) -> str:
     schema = payload_schema(payload)
     properties: dict[str, Any] = schema.get("properties", {})
     if not properties:
-        return "no payload"
+        return "payload: any JSON object, as the prompt asks" if schema.get("additionalProperties") else "no payload"
     required = set(schema.get("required", []))
     parts = []
     for name, prop in properties.items():

@@ -26,6 +26,13 @@ class EmptyPayload(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class OpenPayload(BaseModel):
+    """The payload of a free-form action: any JSON object, which the game's own rules then judge
+    (the action of a game that declares no spec of its own; see `BaseGame.build_spec`)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": True})
+
+
 class TurnOrder(StrEnum):
     """Who may act while a phase is open."""
 

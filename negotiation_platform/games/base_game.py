@@ -9,19 +9,31 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
-from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
+from negotiation_platform.spec import (
+    ActionSpec,
+    GameSpec,
+    OpenPayload,
+    OutcomeKind,
+    OutcomeSpec,
+    PhaseLimits,
+    PhaseSpec,
+    RolesSpec,
+    payload_schema,
+)
 from negotiation_platform.strict_json import validate_strict
 
 
@@ -94,6 +106,14 @@ menu of offers) stays bounded whatever a client asks for."""
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
+MAX_ECHOED_CHARS = 40
+"""How much of a refused move's own `type` a refusal repeats back to the client."""
+FREE_FORM_ACTION = "act"
+"""The one action of a game that declares no spec of its own."""
+
+
+MAX_PLAYERS = 100
+"""Most seats a game that declares no spec of its own may be configured with."""
 
 BARGAINING_ACTIONS = frozenset({"propose", "offer", "counter_offer", "accept"})
 """Action names that make a game a bargaining game: such a game answers `bargaining_position`, which
@@ -105,6 +125,17 @@ class GameConfig(BaseModel):
     numbers must be finite (a clock of Infinity would also not survive being sent as JSON)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class BasicConfig(GameConfig):
+    """The config of a game that declares no `Config`: the parameters every game understands.
+
+    A game with parameters of its own declares a `Config` subclass with them (and their defaults).
+    """
+
+    rounds: int = Field(default=10, ge=1, le=MAX_ROUNDS, description="Rounds before the game ends without a result.")
+    players: int = Field(default=2, ge=1, le=MAX_PLAYERS, description="Seats at the table.")
+    seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS, description="Clock of each turn.")
 
 
 @dataclass(frozen=True)
@@ -131,11 +162,13 @@ class BaseGame(ABC, Generic[ConfigT]):
     """Abstract base of all negotiation games (the template of the documented API).
 
     Subclasses declare `Config` (a `GameConfig` with defaults) and `build_spec(config)`, and
-    implement the abstract methods. The engine calls `initialize_game`, then for each accepted
-    action `process_action`, `check_end_conditions` and, at the end, `get_result`.
+    implement the abstract methods; a game that declares neither gets `BasicConfig` and a generic
+    spec (see `build_spec`), so the documented API's six-method games play as they are.
+    The engine calls `initialize_game`, then for each accepted action `process_action` and
+    `check_end_conditions` and, at the end, `get_result`.
     """
 
-    Config: ClassVar[type[GameConfig]] = GameConfig
+    Config: ClassVar[type[GameConfig]] = BasicConfig
     spec: ClassVar[GameSpec] = _SpecDescriptor()  # type: ignore[assignment]
 
     def __init__(
@@ -157,12 +190,19 @@ class BaseGame(ABC, Generic[ConfigT]):
         self.game_data: dict[str, Any] = {}
         self.current_phase: str | None = None
         self._notices: list[Notice] = []
+        self._asking_is_valid_action = False
 
     @classmethod
     def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
         """Validate a config mapping against `Config`, as strict JSON (raises pydantic's ValidationError):
-        `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number."""
-        return config if isinstance(config, cls.Config) else validate_strict(cls.Config, dict(config or {}))
+        `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number. `max_rounds`, the
+        documented name of the round limit, is read as `rounds` in a config that has that field."""
+        if isinstance(config, cls.Config):
+            return config
+        data = dict(config or {})
+        if "max_rounds" in data and "rounds" not in data and "rounds" in cls.Config.model_fields:
+            data["rounds"] = data.pop("max_rounds")  # the documented name of the round limit
+        return validate_strict(cls.Config, data)
 
     @classmethod
     def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:
@@ -184,9 +224,49 @@ class BaseGame(ABC, Generic[ConfigT]):
     # --- declared by each game -------------------------------------------------------------
 
     @classmethod
-    @abstractmethod
     def build_spec(cls, config: Any) -> GameSpec:
-        """The game's spec under `config`: numbers in the spec come from the config."""
+        """The game's spec under `config`: numbers in the spec come from the config.
+
+        A game that declares no spec (as the documented API's games, which define only the abstract
+        methods) gets a generic one: `players` interchangeable seats, named by the player list the
+        game is initialised with; `rounds` rounds in which each player acts once, in seat order; and
+        one free-form action, `act`, whose payload is any JSON object: the move as the game's prompt
+        asks for it, e.g. {"type": "offer", "price": 42000}. The game's own `is_valid_action` judges
+        it (see `action_error`) and `process_action` receives it as `action.action_data`.
+        """
+        if not isinstance(config, BasicConfig):
+            raise TypeError(
+                f"{cls.__name__} declares no build_spec, so its Config must derive from BasicConfig "
+                "(rounds, players, seconds_per_turn)"
+            )
+        return GameSpec(
+            id=_snake_case(cls.__name__),
+            title=" ".join(re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", cls.__name__)) or cls.__name__,
+            summary=inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
+            or "A negotiation game whose rules each turn's prompt states.",
+            roles=RolesSpec(min_players=config.players, max_players=config.players),
+            rounds=config.rounds,
+            phases=(
+                PhaseSpec(
+                    name="play",
+                    description="each player acts once per round, in seat order",
+                    limits=PhaseLimits(turns=1, seconds_per_turn=config.seconds_per_turn),
+                    actions=(
+                        ActionSpec(
+                            name=FREE_FORM_ACTION,
+                            description="make your move: a JSON object as the prompt asks for it, "
+                            'e.g. {"type": "offer", ...}; the game checks it against its rules',
+                            payload=OpenPayload,
+                        ),
+                    ),
+                ),
+            ),
+            outcome=OutcomeSpec(
+                kind=OutcomeKind.ENGINE_RULE,
+                description="The game ends when its rules say so, or after the last round; "
+                "each player then scores what the rules award.",
+            ),
+        )
 
     @abstractmethod
     def initialize_game(self, players: list[str]) -> bool:
@@ -211,8 +291,22 @@ class BaseGame(ABC, Generic[ConfigT]):
     # --- optional refinements with safe defaults -------------------------------------------
 
     def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
-        """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed."""
-        return None
+        """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed.
+
+        By default, a game that states its rules the documented way, by overriding `is_valid_action`,
+        is asked that (with `game_data` as the state); any other game allows what its spec allows.
+        """
+        if type(self).is_valid_action is BaseGame.is_valid_action or self._asking_is_valid_action:
+            return None  # the second test: an override that calls super() must not ask itself again
+        self._asking_is_valid_action = True
+        try:
+            allowed = self.is_valid_action(player_id, action, self.game_data)
+        finally:
+            self._asking_is_valid_action = False
+        if allowed:
+            return None
+        kind = str(action.get("type"))[:MAX_ECHOED_CHARS]  # the client's own text, echoed only in part
+        return f"The rules of {self.spec.title} do not allow this {kind!r} move now; see your prompt."
 
     def explain_invalid_action(self, player: str, action: dict[str, Any]) -> str | None:
         """Why `action` ({"type": …, **payload}, or wrapped in {"decision": …}) is refused: its payload is
@@ -323,14 +417,15 @@ class BaseGame(ABC, Generic[ConfigT]):
         batnas = self.batna_values()
         return {p: scores[p] - batnas.get(p, 0.0) for p in self.players}
 
-    def get_winner(self, game_state: dict[str, Any] | None = None) -> str | None:
-        """The player with the highest positive surplus; None on a tie or without a deal."""
-        if self.agreement_terms() is None:
-            return None
-        surplus = self.surplus()
-        best = max(surplus.values(), default=0.0)
-        leaders = [p for p, s in surplus.items() if s == best]
-        return leaders[0] if best > 0 and len(leaders) == 1 else None
+    def get_winner(self, game_state: Mapping[str, Any] | None = None) -> str | None:
+        """The player with the highest positive surplus; None on a tie, without a deal, or without surplus.
+
+        Decided from `game_state` when given (its `agreement_reached` and `utility_surplus`, as the
+        documented games' states carry them), else from this game's own state.
+        """
+        if game_state is not None:
+            return _winner(bool(game_state.get("agreement_reached")), game_state.get("utility_surplus") or {})
+        return None if self.agreement_terms() is None else _winner(True, self.surplus())
 
     def get_game_info(self) -> dict[str, Any]:
         return {
@@ -360,3 +455,18 @@ class BaseGame(ABC, Generic[ConfigT]):
             },
             success=self.state is not GameState.FAILED,
         )
+
+
+def _winner(agreement: bool, surplus: Mapping[str, float]) -> str | None:
+    if not agreement or not surplus:
+        return None
+    best = max(surplus.values())
+    leaders = [p for p, s in surplus.items() if s == best]
+    return leaders[0] if best > 0 and len(leaders) == 1 else None
+
+
+def _snake_case(name: str) -> str:
+    """A spec id from a class name: CustomGame → custom, XMLTradeGame → xml_trade."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)).lower()
+    words = re.sub(r"[^a-z0-9_]", "", words).strip("_").removesuffix("_game")
+    return words if re.match(r"^[a-z]", words) else f"game_{words}".rstrip("_")

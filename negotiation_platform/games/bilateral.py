@@ -108,6 +108,14 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def bargaining_terms(self, player_id: str) -> dict[str, Any]:
         """The game-specific part of `bargaining_position` (a numeric field, or a menu of offers)."""
 
+    @abstractmethod
+    def private_details(self, role: str) -> dict[str, Any]:
+        """What only the player in `role` knows besides its BATNA (budget, cost, utility weights)."""
+
+    @abstractmethod
+    def public_details(self) -> dict[str, Any]:
+        """What both players know of the game (the listed price, the constraints, the issues)."""
+
     # --- spec -----------------------------------------------------------------------------
 
     @classmethod
@@ -173,12 +181,39 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         }
         self.current_round = 1
         self.state = GameState.ACTIVE
+        return self.documented_state()
+
+    def documented_state(self) -> dict[str, Any]:
+        """The game state in the documented shape, as `initialize_game` and `process_actions` return it.
+
+        The game's own data (a copy), with the documented keys: `game_type`, `players`, `current_round`,
+        `max_rounds`, `private_info` (each player's role, BATNA and private values), `public_info`,
+        `game_config`, `agreement_reached`, `game_over`, and once the game is over `final_utilities`
+        and `utility_surplus` (None before).
+        """
+        over = self.check_end_conditions()
         return {
+            **copy.deepcopy(self.game_data),
             "game_type": self.spec_id,
             "players": list(self.players),
             "current_round": self.current_round,
             "max_rounds": self.max_rounds,
-            **copy.deepcopy(self.game_data),
+            "private_info": {p: self.private_info(p) for p in self.players},
+            "public_info": {"title": self.game_title, "summary": self.game_summary, **self.public_details()},
+            "game_config": dict(self.config),
+            "agreement_reached": self.game_data["agreement"] is not None,
+            "game_over": over,
+            "final_utilities": self.calculate_scores() if over else None,
+            "utility_surplus": self.surplus() if over else None,
+        }
+
+    def private_info(self, player_id: str) -> dict[str, Any]:
+        role = self.role_of(player_id)
+        return {
+            "role": role,
+            "label": self.role_labels[role],
+            "batna": self.base_batna(role),
+            **self.private_details(role),
         }
 
     def begin_round(self, round_number: int) -> None:
@@ -186,8 +221,15 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         self.game_data["acted"] = []
 
     def role_of(self, player: str) -> str:
-        """A player's role; a role name is returned as is (so documented calls may pass either)."""
-        return player if player in self.roles else str(self.game_data["roles"][player])
+        """A seated player's role; a role name is returned as is (so documented calls may pass either).
+
+        A seat is looked up first: players may be named after roles ("buyer", "seller") while the
+        seed gave them the other role.
+        """
+        seated: dict[str, str] = self.game_data.get("roles", {})
+        if player in seated or player not in self.roles:
+            return seated[player]
+        return player
 
     def other(self, player_id: str) -> str:
         return next(p for p in self.players if p != player_id)
@@ -273,7 +315,8 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         self, actions: dict[str, dict[str, Any]], game_state: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """Documented batch form for use without the engine: each player's action in order, then the
-        round advances once both have acted. An invalid action is recorded in `errors`, not applied."""
+        round advances once both have acted. An invalid action is recorded in `errors`, not applied.
+        Returns `documented_state()` (with `agreement_reached`, `final_utilities`, `game_over`)."""
         for player, raw in actions.items():
             if self.check_end_conditions():
                 break
@@ -295,7 +338,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
                 self.begin_round(self.current_round + 1)
         if self.check_end_conditions():
             self.state = GameState.COMPLETED
-        return copy.deepcopy(self.game_data)
+        return self.documented_state()
 
     def is_game_over(self, game_state: dict[str, Any] | None = None) -> bool:
         data = game_state if game_state is not None else self.game_data

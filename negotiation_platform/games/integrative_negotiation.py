@@ -219,6 +219,13 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
     def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
         return negotiation_tools.calculate_utility(terms, self.settings.weights[role], self.points_for(role))
 
+    def private_details(self, role: str) -> dict[str, Any]:
+        return {"weights": dict(self.settings.weights[role]), "points": self.points_for(role)}
+
+    def public_details(self) -> dict[str, Any]:
+        issues = self.settings.issues
+        return {"issues": {name: {"options": list(i.options), "unit": i.unit} for name, i in issues.items()}}
+
     # --- what players see ---------------------------------------------------------------
 
     def describe_terms(self, terms: dict[str, Any]) -> str:

@@ -105,6 +105,17 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         terms = self.agreement_terms()
         return None if terms is None else float(terms["price"])
 
+    def documented_state(self) -> dict[str, Any]:
+        return {**super().documented_state(), "final_price": self.final_price}
+
+    def private_details(self, role: str) -> dict[str, Any]:
+        if role == "buyer":
+            return {"budget": self.settings.buyer_budget}
+        return {"cost": self.settings.seller_cost}
+
+    def public_details(self) -> dict[str, Any]:
+        return {"starting_price": self.settings.starting_price}
+
     def describe_terms(self, terms: dict[str, Any]) -> str:
         return f"price {terms['price']:,.0f}"
 

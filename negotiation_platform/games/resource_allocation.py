@@ -91,19 +91,42 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         )
 
     def initialize_game(self, players: list[str]) -> dict[str, Any]:  # type: ignore[override]
-        started = super().initialize_game(players)
+        super().initialize_game(players)
         spread = self.settings.uncertainty_range if self.settings.uncertainty else 0.0
         # Drawn now, so that showing a prompt never consumes randomness.
         self.game_data["hint_noise"] = {
             p: [self.rng.uniform(-spread, spread) for _ in range(self.max_rounds)] for p in self.players
         }
-        return {**started, "hint_noise": self.game_data["hint_noise"]}
+        return self.documented_state()
+
+    def documented_state(self) -> dict[str, Any]:
+        """Adds `resource_history`: every plan proposed so far, oldest first."""
+        history = [{"by": o["by"], "round": o["round"], **o["terms"]} for o in self.game_data["offers"]]
+        return {**super().documented_state(), "resource_history": history}
+
+    def private_details(self, role: str) -> dict[str, Any]:
+        gpu_value, cpu_value = self.settings.utility_coefficients[role]
+        return {"utility_coefficients": {"gpu_hours": gpu_value, "cpu_hours": cpu_value}}
+
+    def public_details(self) -> dict[str, Any]:
+        c = self.settings
+        return {
+            "constraints": {
+                "total_resources": c.total_resources,
+                "bandwidth": c.bandwidth,
+                "bandwidth_per_hour": c.bandwidth_per_hour,
+                "min_gpu_hours": c.min_gpu_hours,
+                "min_cpu_hours": c.min_cpu_hours,
+            }
+        }
 
     def base_batna(self, role: str) -> float:
         return float(self.settings.batnas[role])
 
     def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return {"gpu_hours": float(payload["gpu_hours"]), "cpu_hours": float(payload["cpu_hours"])}
+        """The plan in the engine's names, from them or from the documented `gpu`/`cpu`."""
+        plan = _plan_payload().model_validate(payload).model_dump()
+        return {"gpu_hours": float(plan["gpu_hours"]), "cpu_hours": float(plan["cpu_hours"])}
 
     def calculate_utility(self, player: str, gpu_hours: float, cpu_hours: float, round_num: int = 1) -> float:
         """The team's linear utility of a plan (the documented signature; the round does not change it)."""

@@ -1,0 +1,91 @@
+"""The public API: every name importable from `negotiation_platform`, lazily, and visible to type checkers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import negotiation_platform
+
+ROOT = Path(__file__).resolve().parent.parent
+CONSUMER = ROOT / "tests" / "data" / "consumer.py"
+DISTRIBUTIONS = {
+    ".": "negotiation_platform",
+    "plugins/coin_games": "negotiation_coin_games",
+    "plugins/adasociety": "negotiation_adasociety",
+    "transports/mcp": "negotiation_mcp",
+    "transports/a2a": "negotiation_a2a",
+}
+
+
+def run_python(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+@pytest.mark.parametrize("name", negotiation_platform.__all__)
+def test_every_public_name_is_the_object_of_its_home_module(name: str) -> None:
+    home = negotiation_platform._HOME_OF[name]
+    assert getattr(negotiation_platform, name) is getattr(importlib.import_module(home), name)
+    assert name in dir(negotiation_platform)
+
+
+def test_all_lists_exactly_the_lazily_loaded_names_and_nothing_else_resolves() -> None:
+    assert sorted(negotiation_platform.__all__) == sorted(negotiation_platform._HOME_OF)
+    with pytest.raises(AttributeError, match="no attribute 'Arenaa'"):
+        _ = negotiation_platform.Arenaa  # type: ignore[attr-defined]
+
+
+def test_type_checkers_see_the_same_names_from_the_same_modules() -> None:
+    """The `if TYPE_CHECKING:` imports (what mypy reads) match the run-time table name for name."""
+    tree = ast.parse(Path(negotiation_platform.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    seen = {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module != "typing"
+        for alias in node.names
+    }
+    assert seen == negotiation_platform._HOME_OF
+
+
+def test_importing_the_package_loads_none_of_its_modules() -> None:
+    done = run_python(
+        "-c",
+        "import sys, negotiation_platform\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('negotiation_platform.', 'pydantic', 'pluggy'))))\n"
+        "negotiation_platform.Arena\n"
+        "print('negotiation_platform.arena' in sys.modules, 'jax' in sys.modules, 'mcp' in sys.modules)",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "True False False"]
+
+
+def test_a_consumer_type_checks_under_mypy_strict_and_runs() -> None:
+    checked = run_python("-m", "mypy", "--strict", str(CONSUMER), timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    ran = run_python(str(CONSUMER))
+    assert ran.returncode == 0, ran.stderr
+    arena_line, engine_line = ran.stdout.splitlines()
+    assert arena_line.startswith("arena: finished after ") and "'half': 50.0" in arena_line
+    assert engine_line == "engine: payoffs {'ann': 6.0, 'bob': 4.0}, terms {'ann': 6, 'bob': 4}"
+
+
+def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:
+    misuse = tmp_path / "misuse.py"
+    misuse.write_text("from negotiation_platform import Registry\nn: int = Registry().games()\n")
+    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300)
+    assert checked.returncode == 1
+    assert 'expression has type "dict[str, GameEntry]", variable has type "int"' in checked.stdout
+
+
+@pytest.mark.parametrize(("folder", "package"), DISTRIBUTIONS.items())
+def test_every_distribution_ships_its_py_typed_marker(folder: str, package: str) -> None:
+    project = tomllib.loads((ROOT / folder / "pyproject.toml").read_text())
+    assert "py.typed" in project["tool"]["setuptools"]["package-data"][package]
+    assert (ROOT / folder / package / "py.typed").is_file()
