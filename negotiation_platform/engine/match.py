@@ -56,7 +56,7 @@ class Match:
         self.spec = self.game.spec
         self._rng = rng if _draws_orders(self.spec) else None
         """Kept only for specs whose turn orders are drawn: a generator's state is 2.5 KB per match."""
-        self._game_refuses = type(self.game).action_error is not BaseGame.action_error
+        self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
         roles = self.spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):

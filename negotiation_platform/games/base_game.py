@@ -290,6 +290,12 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     # --- optional refinements with safe defaults -------------------------------------------
 
+    @classmethod
+    def has_own_rules(cls) -> bool:
+        """Whether the game may refuse something its spec allows (it overrides `action_error` or the
+        documented `is_valid_action`); the engine skips asking a game that has none."""
+        return cls.action_error is not BaseGame.action_error or cls.is_valid_action is not BaseGame.is_valid_action
+
     def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
         """Why the game's own rules refuse `action` ({"type": …, **payload}) now, or None if allowed.
 
