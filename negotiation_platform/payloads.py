@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.rules_text import describe_payload
 from negotiation_platform.spec import ActionSpec, EmptyPayload
 from negotiation_platform.strict_json import strict_json
@@ -45,7 +46,8 @@ _validators: dict[type[BaseModel], Validator] = {}
 
 def _compile(model: type[BaseModel]) -> Validator:
     """Strict JSON validation by `model`, returning `model_dump(mode="json")` of the result, calling
-    pydantic-core directly; the data never changes on its way, so it is neither copied nor walked."""
+    pydantic-core directly; the data never changes on its way, so it is neither copied nor walked.
+    Flat models try `flat_checker`'s quick check first."""
     validate_json = model.__pydantic_validator__.validate_json
     to_python = model.__pydantic_serializer__.to_python
     if _dumps_as_stored(model):
@@ -53,14 +55,23 @@ def _compile(model: type[BaseModel]) -> Validator:
         def as_stored(data: dict[str, Any]) -> dict[str, Any]:
             return dict(validate_json(strict_json(model, data), strict=True).__dict__)
 
-        validator: Validator = as_stored
+        thorough: Validator = as_stored
     else:
 
         def dumped(data: dict[str, Any]) -> dict[str, Any]:
             dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
             return dump
 
-        validator = dumped
+        thorough = dumped
+    validator = thorough
+    quick = flat_checker(model)
+    if quick is not None:
+
+        def quick_first(data: dict[str, Any]) -> dict[str, Any]:
+            checked = quick(data)
+            return thorough(data) if checked is None else checked
+
+        validator = quick_first
     _validators[model] = validator
     return validator
 

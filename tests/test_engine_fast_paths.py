@@ -4,15 +4,17 @@ validators, results copied without asdict, setups shared per game and config, im
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from negotiation_platform.engine import Event, EventKind, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.games import Split100Game
 from negotiation_platform.games.base_game import GameResult
 from negotiation_platform.games.setups import MAX_SETUPS, shared_setup
@@ -29,6 +31,15 @@ class Flat(BaseModel):
     sure: bool = False
 
 
+class Bounded(BaseModel):
+    """Flat, with every constraint the quick check reads: bounds on numbers, lengths of text."""
+
+    model_config = ConfigDict(extra="forbid", title="BoundedPayload")
+    price: float = Field(gt=-1.5, lt=1e6)
+    units: int = Field(ge=-(2**60), le=2**60)
+    name: str = Field(min_length=1, max_length=3)
+
+
 class Inner(BaseModel):
     model_config = ConfigDict(extra="forbid")
     n: int
@@ -43,13 +54,17 @@ class Nested(BaseModel):
 
 SCALARS = st.one_of(
     st.integers(-3, 12),
+    st.integers(),
+    st.sampled_from([2**53, -(2**53), 2**60 + 1, 1e6, -1.5, 1.5e308]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=3),
     st.booleans(),
     st.none(),
 )
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner))
-KEYS = st.sampled_from(["count", "share", "label", "sure", "inner", "note", "tags", "n", "other"])
+KEYS = st.sampled_from(
+    ["count", "share", "label", "sure", "inner", "note", "tags", "n", "other", "price", "units", "name"]
+)
 
 
 def reference(model: type[BaseModel], payload: dict[str, Any]) -> dict[str, Any] | list[dict[str, Any]]:
@@ -60,7 +75,7 @@ def reference(model: type[BaseModel], payload: dict[str, Any]) -> dict[str, Any]
         return [{"loc": e["loc"], "type": e["type"]} for e in exc.errors()]
 
 
-@pytest.mark.parametrize("model", [Flat, Nested])
+@pytest.mark.parametrize("model", [Flat, Bounded, Nested])
 @settings(max_examples=300, deadline=None)
 @given(payload=st.dictionaries(KEYS, VALUES, max_size=4))
 def test_compiled_payload_validation_agrees_with_the_model(model: type[BaseModel], payload: dict[str, Any]) -> None:
@@ -74,6 +89,62 @@ def test_compiled_payload_validation_agrees_with_the_model(model: type[BaseModel
         return
     assert got == expected
     assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]  # type: ignore[union-attr]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    payload=st.fixed_dictionaries(
+        {
+            # mostly values near the limits, so that many payloads pass the quick check
+            "price": st.one_of(st.floats(-1.5, 1e6), st.integers(-2, 10**6), SCALARS),
+            "units": st.one_of(st.integers(-(2**60) - 1, 2**60 + 1), st.integers(-9, 9), st.integers(-9, 9)),
+            "name": st.one_of(st.text("ab\x00 é", max_size=4), *[st.text("abc", min_size=1, max_size=3)] * 3),
+        },
+        optional={"other": SCALARS},
+    )
+)
+def test_the_quick_check_accepts_only_what_the_model_accepts_and_returns_the_same(payload: dict[str, Any]) -> None:
+    quick = flat_checker(Bounded)
+    assert quick is not None
+    checked = quick(payload)
+    if checked is not None:  # None is "not sure": the slow path decides, and the test above covers it
+        expected = reference(Bounded, payload)
+        assert checked == expected
+        assert list(checked) == list(expected) and [type(v) for v in checked.values()] == [
+            type(v)
+            for v in expected.values()  # type: ignore[union-attr]
+        ]
+
+
+def test_flat_models_get_the_quick_check_and_others_do_not() -> None:
+    assert flat_checker(Flat) is not None and flat_checker(Bounded) is not None
+    quick = flat_checker(Bounded)
+    assert quick is not None
+    assert quick({"price": 3, "units": 2, "name": "ab"}) == {"price": 3.0, "units": 2, "name": "ab"}
+    assert quick({"price": 3, "units": True, "name": "ab"}) is None  # unsure: pydantic words the refusal
+    assert quick({"price": 3, "units": 2, "name": "é"}) is None
+
+    class Validated(BaseModel):
+        n: int
+
+        @field_validator("n")
+        @classmethod
+        def even(cls, value: int) -> int:
+            return value * 2
+
+    class Stepped(BaseModel):
+        cents: float = Field(multiple_of=0.01)
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        n: int
+
+    class Stripped(BaseModel):
+        model_config = ConfigDict(str_strip_whitespace=True)
+        text: str
+
+    for model in (Nested, Validated, Stepped, Open, Stripped):
+        assert flat_checker(model) is None, model.__name__
 
 
 def test_actions_without_data_accept_only_an_empty_payload() -> None:
@@ -167,3 +238,25 @@ def test_a_refused_action_lists_what_is_available() -> None:
         match.submit("a", "accept")
     assert refused.value.code is ErrorCode.INVALID_ACTION
     assert "['propose', 'walk_away']" in refused.value.message
+
+
+def test_the_games_generator_is_the_one_seeded_from_the_match_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derivation is fixed (a store's matches replay the same after an upgrade); seeding one
+    costs more than a move, so a game that draws nothing never has one made."""
+    from negotiation_platform.games import AuctionGame
+
+    seeded: list[object] = []
+
+    class Counting(random.Random):
+        def __init__(self, seed: object = None) -> None:
+            seeded.append(seed)
+            super().__init__(seed)
+
+    monkeypatch.setattr(random, "Random", Counting)
+    Match(Split100Game, ["a", "b"], seed=5).submit("a", "propose", {"mine": 60})
+    assert seeded == []
+    auction = Match(AuctionGame, ["a", "b", "c"], seed=5)
+    fresh = Counting(Counting(5).getrandbits(64))
+    low, high = auction.game.settings.value_low, auction.game.settings.value_high
+    assert auction.game.game_data["values"] == {p: fresh.randint(low, high) for p in ["a", "b", "c"]}
+    assert auction.game.rng.getstate() == fresh.getstate()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
@@ -22,6 +23,7 @@ from negotiation_platform.spec import (
     FirstMover,
     GameSpec,
     PhaseEnd,
+    PhaseSpec,
     StartRule,
     TurnOrder,
 )
@@ -51,11 +53,11 @@ class Match:
         self.seed = seed
         self.players = list(players)
         self._clock = clock
-        rng = random.Random(seed)
-        self.game = game_cls(game_id=match_id, config=config, rng=random.Random(rng.getrandbits(64)))
+        self.game = game_cls(game_id=match_id, config=config, rng=partial(game_rng, seed))
         self.spec = self.game.spec
-        self._rng = rng if _draws_orders(self.spec) else None
-        """Kept only for specs whose turn orders are drawn: a generator's state is 2.5 KB per match."""
+        self._rng = orders_rng(seed) if _draws_orders(self.spec) else None
+        """Made only for specs whose turn orders are drawn: seeding a generator costs several µs, and its
+        state is 2.5 KB per match."""
         self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
         roles = self.spec.roles
@@ -72,6 +74,8 @@ class Match:
         self._run: PhaseRun | None = None
         self._runs: dict[int, PhaseRun] = {}
         """Each phase's run, restarted every round the phase opens."""
+        self._openings: dict[tuple[int, int], tuple[list[str], dict[str, Any]]] = {}
+        """Turn order and `phase_started` data by (phase index, first seat): see `_opening`."""
         self._phase_name: str | None = None
         self.game.initialize_game(list(players))
         self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
@@ -411,8 +415,9 @@ class Match:
 
     def _settle(self) -> None:
         """After any change: end the game, close the phase, or move on to the next round."""
-        while not self.finished:
-            run = self._require_run()
+        while self.result is None:
+            run = self._run
+            assert run is not None, "an unfinished match is always in a phase"
             if self.game.check_end_conditions():
                 self._finish()
                 return
@@ -465,11 +470,13 @@ class Match:
     def _start_phase(self, index: int) -> None:
         self._phase_index = index
         phase = self.spec.phases[index]
-        order = self.game.phase_order(phase.name)
-        if order is None:
-            order = self._turn_order(phase.turn_order, phase.start, phase.first_mover)
-        elif sorted(order) != sorted(self.players):
-            raise RuntimeError(f"{self.spec.id}.phase_order returned {order}, not an order of {self.players}")
+        given = self.game.phase_order(phase.name)
+        if given is None:
+            order, opening = self._opening(index, phase)
+        elif sorted(given) != sorted(self.players):
+            raise RuntimeError(f"{self.spec.id}.phase_order returned {given}, not an order of {self.players}")
+        else:
+            order, opening = given, self._opening_data(phase, given)
         run = self._runs.get(index)
         if run is None:
             run = self._runs[index] = PhaseRun(phase, self.players, order)
@@ -477,34 +484,68 @@ class Match:
             run.restart(order)
         self._run = run
         self._phase_name = phase.name
-        self._arm_deadline(self._run)
+        if run.seconds_per_turn is not None:
+            self._arm_deadline(run)
         self.game.begin_phase(phase.name)
+        self._log(EventKind.PHASE_STARTED, None, opening)
+
+    def _opening(self, index: int, phase: PhaseSpec) -> tuple[list[str], dict[str, Any]]:
+        """The engine's turn order for `phase` this round and the data of its `phase_started` event.
+
+        Both are the same every round with the same first seat, so they are made once per first seat
+        and shared by the log's events (which are never changed once written).
+        """
+        offset = self._order_offset(phase) if phase.turn_order is TurnOrder.ALTERNATING else -1
+        key = (index, offset)
+        cached = self._openings.get(key)
+        if cached is None or phase.start is StartRule.SHUFFLED:
+            if offset < 0:
+                order = list(self.players)
+            elif phase.start is StartRule.SHUFFLED:
+                assert self._rng is not None
+                order = self._rng.sample(self.players, len(self.players))
+            else:
+                order = self.players[offset:] + self.players[:offset]
+            cached = self._openings[key] = (order, self._opening_data(phase, order))
+        return cached
+
+    @staticmethod
+    def _opening_data(phase: PhaseSpec, order: list[str]) -> dict[str, Any]:
         data: dict[str, Any] = {"phase": phase.name, "turn_order": phase.turn_order.value}
         if phase.turn_order is TurnOrder.ALTERNATING:
             data["order"] = order
-        self._log(EventKind.PHASE_STARTED, None, data)
+        return data
 
-    def _turn_order(self, turn_order: TurnOrder, start: StartRule, first_mover: FirstMover) -> list[str]:
-        if turn_order is not TurnOrder.ALTERNATING:
-            return list(self.players)
-        if start is StartRule.SHUFFLED:
-            assert self._rng is not None
-            return self._rng.sample(self.players, len(self.players))
+    def _order_offset(self, phase: PhaseSpec) -> int:
+        """Which seat opens an alternating phase this round (0 for drawn orders, which are not shared)."""
+        if phase.start is StartRule.SHUFFLED:
+            return 0
         if self._first_mover is None:
-            if first_mover is FirstMover.SEEDED:
+            if phase.first_mover is FirstMover.SEEDED:
                 assert self._rng is not None
                 self._first_mover = self._rng.randrange(len(self.players))
             else:
                 self._first_mover = 0
-        offset = self._first_mover + (self.round - 1 if start is StartRule.ROTATING else 0)
-        offset %= len(self.players)
-        return self.players[offset:] + self.players[:offset] if offset else list(self.players)
+        offset = self._first_mover + (self.round - 1 if phase.start is StartRule.ROTATING else 0)
+        return offset % len(self.players)
 
     def _finish(self) -> None:
         self.game.state = GameState.COMPLETED
         self.result = self.game.get_result()
         self._drain_notices()
         self._log(EventKind.MATCH_ENDED, None, {"result": self.result.to_dict()})
+
+
+def game_rng(seed: int) -> random.Random:
+    """The game's generator of a match seeded `seed`: seeded from the first 64 bits of the match's."""
+    return random.Random(random.Random(seed).getrandbits(64))
+
+
+def orders_rng(seed: int) -> random.Random:
+    """The match's generator for drawn turn orders: the one the game's seed was taken from, past that draw."""
+    rng = random.Random(seed)
+    rng.getrandbits(64)
+    return rng
 
 
 def _draws_orders(spec: GameSpec) -> bool:

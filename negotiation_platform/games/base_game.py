@@ -13,7 +13,7 @@ import inspect
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, cast
@@ -81,14 +81,19 @@ _IMMUTABLE_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 def _plain_copy(value: Any) -> Any:
     """`value` copied as `dataclasses.asdict` copies a field: containers rebuilt, dataclasses turned
-    into dicts, other leaves deep-copied; immutable scalars are shared, as deepcopy would share them."""
+    into dicts, other leaves deep-copied; immutable scalars are shared, as deepcopy would share them.
+    (Scalars are tested before recursing: they are most of a result, and a call each doubled its cost.)"""
     kind = type(value)
     if kind in _IMMUTABLE_LEAVES:
         return value
+    leaves = _IMMUTABLE_LEAVES
     if kind is dict:
-        return {_plain_copy(k): _plain_copy(v) for k, v in value.items()}
+        return {
+            k if type(k) in leaves else _plain_copy(k): v if type(v) in leaves else _plain_copy(v)
+            for k, v in value.items()
+        }
     if kind is list:
-        return [_plain_copy(item) for item in value]
+        return [item if type(item) in leaves else _plain_copy(item) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -149,6 +154,11 @@ class Notice:
 ConfigT = TypeVar("ConfigT", bound=GameConfig)
 
 
+def _unseeded() -> random.Random:
+    """The generator of a game created without one: seeded with 0, so it is still deterministic."""
+    return random.Random(0)
+
+
 class _SpecDescriptor:
     """`Game.spec` is the spec under default config; `game.spec` the one under the game's config."""
 
@@ -176,12 +186,17 @@ class BaseGame(ABC, Generic[ConfigT]):
         game_id: str = "game",
         config: Mapping[str, Any] | GameConfig | None = None,
         *,
-        rng: random.Random | None = None,
+        rng: random.Random | Callable[[], random.Random] | None = None,
     ) -> None:
         self.game_id = game_id
         self._setup = shared_setup(type(self), config)
         self.settings: ConfigT = cast(ConfigT, self._setup.settings)
-        self.rng = rng if rng is not None else random.Random(0)
+        self._rng: random.Random | None = None
+        self._make_rng: Callable[[], random.Random] = _unseeded
+        if isinstance(rng, random.Random):
+            self._rng = rng
+        elif rng is not None:
+            self._make_rng = rng
         self.state = GameState.WAITING
         self.players: list[str] = []
         self.current_round = 0
@@ -191,6 +206,19 @@ class BaseGame(ABC, Generic[ConfigT]):
         self.current_phase: str | None = None
         self._notices: list[Notice] = []
         self._asking_is_valid_action = False
+
+    @property
+    def rng(self) -> random.Random:
+        """The game's random generator. Made on first use when it was given as a factory: seeding one
+        costs more than a whole move, and many games never draw anything."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = self._make_rng()
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     @classmethod
     def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
@@ -419,9 +447,8 @@ class BaseGame(ABC, Generic[ConfigT]):
         return notices
 
     def surplus(self) -> dict[str, float]:
-        scores = self.calculate_scores()
-        batnas = self.batna_values()
-        return {p: scores[p] - batnas.get(p, 0.0) for p in self.players}
+        """Each player's score above its BATNA."""
+        return _surplus(self.players, self.calculate_scores(), self.batna_values())
 
     def get_winner(self, game_state: Mapping[str, Any] | None = None) -> str | None:
         """The player with the highest positive surplus; None on a tie, without a deal, or without surplus.
@@ -447,20 +474,30 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The final result, with the fields every game reports (agreement, terms, BATNAs, surplus)."""
         terms = self.agreement_terms()
         scores = self.calculate_scores()
+        batnas = self.batna_values()
+        surplus = self.surplus() if _overrides(self, "surplus") else _surplus(self.players, scores, batnas)
+        if _overrides(self, "get_winner"):
+            winner = self.get_winner()
+        else:  # what get_winner() would say, without scoring the game twice more
+            winner = None if terms is None else _winner(True, surplus)
         return GameResult(
             game_id=self.game_id,
             players=list(self.players),
-            winner=self.get_winner(),
+            winner=winner,
             final_scores=scores,
             total_rounds=self.current_round,
-            game_data={
-                "agreement": terms is not None,
-                "terms": terms,
-                "batnas": self.batna_values(),
-                "surplus": self.surplus(),
-            },
+            game_data={"agreement": terms is not None, "terms": terms, "batnas": batnas, "surplus": surplus},
             success=self.state is not GameState.FAILED,
         )
+
+
+def _surplus(players: list[str], scores: Mapping[str, float], batnas: Mapping[str, float]) -> dict[str, float]:
+    return {p: scores[p] - batnas.get(p, 0.0) for p in players}
+
+
+def _overrides(game: BaseGame[Any], method: str) -> bool:
+    """Whether `game`'s class replaces BaseGame's `method` (then the result must ask it)."""
+    return getattr(type(game), method) is not getattr(BaseGame, method)
 
 
 def _winner(agreement: bool, surplus: Mapping[str, float]) -> str | None:
