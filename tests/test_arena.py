@@ -160,6 +160,9 @@ async def test_full_match_through_the_driver(registry) -> None:
         assert sum(result["payoffs"].values()) == pytest.approx(100.0)
     auction = await play_match(arena, "auction", [RandomAgent(seed=i) for i in range(3)], seed=9)
     assert auction["agreement"] is True and auction["terms"]["winner"] in auction["players"]
+    # the union of what the seats were shown, sealed bids included, is the whole log
+    assert auction["events"] == arena.events(auction["match_id"])
+    assert result["events"] == arena.events(result["match_id"])
     pending = await arena.start_game("split_100")
     assert (await arena.get_result(pending["match_id"]))["status"] == "waiting_for_players"
 

@@ -120,6 +120,9 @@ async def play_match(
 ) -> dict[str, Any]:
     """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
+    seen: dict[int, dict[str, Any]] = {}
+    """The union of the events the seats were shown (each turn state brings a seat's new ones); with
+    every seat ours, that is the whole log."""
     while True:
         moved = False
         for seat in seats:
@@ -127,21 +130,19 @@ async def play_match(
                 match_id, seat.token, since=seat.cursor, include_prompt=reads_prompt(seat.agent)
             )
             seat.cursor = turn["cursor"]
+            seen.update((event["seq"], event) for event in turn["events"])
             if turn["status"] == "finished":
-                return {**await arena.get_result(match_id), "events": await _seen_events(arena, match_id, seats)}
+                for other in seats:  # what the match's end showed the seats not asked yet
+                    if other is not seat:
+                        final = await arena.get_turn_state(
+                            match_id, other.token, since=other.cursor, include_prompt=False
+                        )
+                        seen.update((event["seq"], event) for event in final["events"])
+                return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:
                 moved = await take_turn(arena, match_id, seat, turn) or moved
         if not moved:
             await _wait_for_clock(arena, match_id, seats[0])
-
-
-async def _seen_events(arena: ArenaApi, match_id: str, seats: list[SeatHandle]) -> list[dict[str, Any]]:
-    """The union of the events the seats were shown; with every seat ours, that is the whole log."""
-    seen: dict[int, dict[str, Any]] = {}
-    for seat in seats:
-        for event in (await arena.get_turn_state(match_id, seat.token, include_prompt=False))["events"]:
-            seen[event["seq"]] = event
-    return [seen[seq] for seq in sorted(seen)]
 
 
 async def _wait_for_clock(arena: ArenaApi, match_id: str, seat: SeatHandle) -> None:

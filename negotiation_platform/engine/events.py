@@ -19,6 +19,10 @@ class EventKind(StrEnum):
     MATCH_ENDED = "match_ended"
 
 
+_KIND_TEXT = {kind: kind.value for kind in EventKind}
+"""Each kind's plain text: a dict lookup, where `kind.value` goes through the enum's descriptor (every
+turn state converts dozens of events)."""
+
 INPUT_KINDS = frozenset({EventKind.MESSAGE, EventKind.ACTION, EventKind.TIMEOUT})
 """Events that come from outside the match; every other event is derived from them and the seed."""
 
@@ -43,7 +47,7 @@ class Event(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
-            "kind": self.kind.value,
+            "kind": _KIND_TEXT[self.kind],
             "round": self.round,
             "phase": self.phase,
             "actor": self.actor,
