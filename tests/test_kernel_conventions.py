@@ -90,3 +90,28 @@ def test_simulate_times_every_compiling_chunk_apart() -> None:
     report = simulate(Registry(), "split_100", batch=8, steps=240, chunk=100)
     assert report["env_steps"] == 8 * 240 and report["compiled_chunk_lengths"] == [100, 40]
     assert simulate(Registry(), "split_100", batch=8, steps=300, chunk=100)["compiled_chunk_lengths"] == [100]
+
+
+@pytest.mark.parametrize("game", ["resource_allocation", "integrative_negotiation"])
+def test_outcome_table_kernels_judge_and_sample_moves_as_their_mask_says(game: str) -> None:
+    """These kernels decide legality and draw random moves from three facts, not from the K + 2 mask
+    (K is thousands of plans): both must agree with the mask in every state a rollout reaches."""
+    env, params = make(game)
+    _, state = reset_batch(env, jax.random.key(0), params, 16)
+    codes = jnp.arange(-1, env.num_actions + 1)
+
+    def judged(one: Any, seat: jax.Array) -> jax.Array:
+        return jax.vmap(lambda code: env._is_legal(one, seat, code))(codes)
+
+    for step in range(2 * env.rounds + 1):  # past the last round: every state kind, finished ones too
+        masks = jax.vmap(env.legal_mask)(state)
+        for seat in (0, 1):
+            expected = jnp.pad(masks[:, seat], ((0, 0), (1, 1)))  # codes -1 and K + 2 are never legal
+            np.testing.assert_array_equal(jax.vmap(judged, (0, None))(state, seat), expected)
+        keys = jax.random.split(jax.random.key(step), 16)
+        actions = jax.vmap(env.sample_actions, (0, 0, None))(keys, state, params)
+        movers = jax.vmap(env.current_player)(state)
+        picked = masks[jnp.arange(16), movers, actions[jnp.arange(16), movers]]
+        assert bool(jnp.all(picked | state.done)), "a random move was illegal"
+        state = jax.vmap(lambda key, s, a: env.step(key, s, a, params).state)(keys, state, actions)
+    assert bool(state.done.all())

@@ -132,16 +132,33 @@ class OutcomeBargainingEnv:
         timely = jnp.bool_(True) if self.accept_same_round else state.offer_round[other] < state.round
         return (state.offer[other] >= 0) & timely
 
+    def _open_moves(self, state: State) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """bool[2] each: whether a seat may propose, accept or reject now (only the mover, before the end).
+
+        The legal codes are these three facts spread over K + 2 codes; `step` and `sample_actions` read
+        the facts, so their cost does not grow with the outcome table (thousands of plans).
+        """
+        moving = (jnp.arange(2) == self.current_player(state)) & ~state.done
+        can_propose = moving & (state.proposals < self.rounds - 1)
+        return can_propose, moving & self._can_accept(state), moving
+
     def legal_mask(self, state: State) -> jax.Array:
         """bool[2, K + 2]: the mover's legal codes (all False for the other seat and once the match is over)."""
-        seats = jnp.arange(2)
-        moving = (seats == self.current_player(state)) & ~state.done
-        can_propose = state.proposals < self.rounds - 1
-        codes = jnp.arange(self.num_actions)
-        legal = jnp.where(codes[None, :] < self.accept_code, can_propose[:, None], False)
-        legal = legal | ((codes[None, :] == self.accept_code) & self._can_accept(state)[:, None])
-        legal = legal | (codes[None, :] == self.reject_code)
-        return legal & moving[:, None]
+        can_propose, can_accept, can_reject = self._open_moves(state)
+        codes = jnp.arange(self.num_actions)[None, :]
+        return (
+            ((codes < self.accept_code) & can_propose[:, None])
+            | ((codes == self.accept_code) & can_accept[:, None])
+            | ((codes == self.reject_code) & can_reject[:, None])
+        )
+
+    def _is_legal(self, state: State, seat: jax.Array, code: jax.Array) -> jax.Array:
+        can_propose, can_accept, can_reject = self._open_moves(state)
+        return jnp.where(
+            code < self.accept_code,
+            (code >= 0) & can_propose[seat],
+            jnp.where(code == self.accept_code, can_accept[seat], (code == self.reject_code) & can_reject[seat]),
+        )
 
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         seats = jnp.arange(2)
@@ -168,7 +185,7 @@ class OutcomeBargainingEnv:
         actor = self.current_player(state)
         other = 1 - actor
         code = actions[actor].astype(jnp.int32)
-        legal = self.legal_mask(state)[actor, jnp.clip(code, 0, self.reject_code)] & (code >= 0)
+        legal = self._is_legal(state, actor, code)
         code = jnp.where(legal, code, self.reject_code)
         propose = code < self.accept_code
         accept = code == self.accept_code
@@ -203,12 +220,17 @@ class OutcomeBargainingEnv:
         return jnp.where(state.agreed, agreed, no_deal)
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
-        """Uniform over the mover's legal codes, drawn by index."""
-        legal = self.legal_mask(state)[self.current_player(state)]
-        count = jnp.maximum(legal.sum(), 1)
-        pick = jax.random.randint(key, (), 0, count)
-        code = jnp.argmax(jnp.cumsum(legal) > pick).astype(jnp.int32)
-        return jnp.broadcast_to(code, (2,))
+        """Uniform over the mover's legal codes: the proposals (when open) come first, then accept (when
+        open), then reject; a draw below the count of open codes is mapped to its code directly."""
+        can_propose, can_accept, _ = self._open_moves(state)
+        seat = self.current_player(state)
+        proposals = jnp.where(can_propose[seat], self.accept_code, 0)
+        accepts = can_accept[seat].astype(jnp.int32)
+        pick = jax.random.randint(key, (), 0, proposals + accepts + 1)
+        code = jnp.where(
+            pick < proposals, pick, jnp.where((pick == proposals) & (accepts == 1), self.accept_code, self.reject_code)
+        )
+        return jnp.broadcast_to(code.astype(jnp.int32), (2,))
 
 
 def _per_role(config: Any, roles: tuple[str, str]) -> tuple[jax.Array, jax.Array]:
