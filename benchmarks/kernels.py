@@ -3,9 +3,12 @@
 The engine plays whole matches through `Match` (random legal actions with random payloads that
 satisfy each action's schema, a short message where a turn is talk only); the kernel runs
 `rollout` (jit + vmap + lax.scan, finished matches restart, compilation excluded) at batches of
-1, 64, 4,096 and 65,536. Both are compared in whole matches per second — the unit that counts
-the same work on both sides whatever a game calls a step — and the kernel's env-steps/s is shown
-beside it.
+1, 64, 4,096 and 65,536. Both are compared in whole matches per second, with the engine's matches
+taken at the length of the kernel's: where turns alternate (the kernel has `current_player`) one
+env step is one move, and the two random players end matches after different numbers of moves
+(uniform over action codes proposes far more often than uniform over action types), so the
+engine's rate is its moves/s divided by the kernel's moves per match; elsewhere a match has the
+same shape on both sides (fixed rounds, one sealed round, 120 steps) and is compared as it is.
 
     python benchmarks/kernels.py [--games split_100 company_car …] [--engine-seconds 2] [--batches 1 64 4096]
 """
@@ -80,6 +83,11 @@ def kernel_rates(registry: Registry, game_id: str, batch: int, repeats: int = 3)
     return episodes / seconds, batch * steps / seconds
 
 
+def moves_per_match(env: object, kernel_steps_per_match: float, engine_moves_per_match: float) -> float:
+    """Engine moves that one of the kernel's matches stands for (see the module's docstring)."""
+    return kernel_steps_per_match if hasattr(env, "current_player") else engine_moves_per_match
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     registry = Registry()
@@ -90,11 +98,17 @@ def main() -> None:
     print(f"devices: {jax.devices()}")
     for game_id in args.games:
         engine_matches, engine_actions = engine_matches_per_second(registry, game_id, args.engine_seconds)
-        print(f"\n{game_id}: engine {engine_matches:,.0f} matches/s ({engine_actions:,.0f} actions/s)")
-        print(f"{'batch':>7} {'kernel matches/s':>17} {'env-steps/s':>14} {'x engine':>10}")
+        env, _ = kernel_for(registry, game_id)
+        print(
+            f"\n{game_id}: engine {engine_matches:,.0f} matches/s ({engine_actions:,.0f} moves/s, "
+            f"{engine_actions / engine_matches:.1f} moves/match)"
+        )
+        print(f"{'batch':>7} {'kernel matches/s':>17} {'env-steps/s':>14} {'moves/match':>12} {'x engine':>10}")
         for batch in args.batches:
             matches, steps = kernel_rates(registry, game_id, batch)
-            print(f"{batch:>7,} {matches:>17,.0f} {steps:>14,.0f} {matches / engine_matches:>9,.0f}x")
+            moves = moves_per_match(env, steps / matches, engine_actions / engine_matches)
+            ratio = matches / (engine_actions / moves)
+            print(f"{batch:>7,} {matches:>17,.0f} {steps:>14,.0f} {moves:>12.1f} {ratio:>9,.0f}x")
 
 
 if __name__ == "__main__":
