@@ -115,3 +115,16 @@ def test_outcome_table_kernels_judge_and_sample_moves_as_their_mask_says(game: s
         assert bool(jnp.all(picked | state.done)), "a random move was illegal"
         state = jax.vmap(lambda key, s, a: env.step(key, s, a, params).state)(keys, state, actions)
     assert bool(state.done.all())
+
+
+def test_fair_draws_cover_their_range_evenly() -> None:
+    from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+
+    flips = np.asarray(coin_flips(jax.random.key(0), 100_000))
+    assert set(np.unique(flips)) == {0, 1} and abs(flips.mean() - 0.5) < 0.01
+    counts = jnp.array([1, 2, 3, 7, 101] * 20_000, jnp.int32)
+    picks = np.asarray(uniform_indices(jax.random.key(1), counts))
+    assert (picks >= 0).all() and (picks < np.asarray(counts)).all()
+    for count in (2, 3, 7, 101):
+        seen = np.bincount(picks[np.asarray(counts) == count], minlength=count)
+        assert len(seen) == count and seen.min() > 0.7 * seen.mean(), (count, seen.min(), seen.mean())

@@ -20,6 +20,7 @@ import numpy as np
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
 
 
@@ -92,11 +93,8 @@ class OutcomeBargainingEnv:
         return spaces.observed(self, params)
 
     def draws(self, key: jax.Array, params: Params) -> Draws:
-        role_key, order_key = jax.random.split(key)
-        return Draws(
-            jax.random.randint(role_key, (), 0, 2, dtype=jnp.int32),
-            jax.random.randint(order_key, (self.rounds,), 0, 2, dtype=jnp.int32),
-        )
+        flips = coin_flips(key, self.rounds + 1)
+        return Draws(flips[0], flips[1:])
 
     def init_state(self, params: Params, draws: Draws) -> State:
         zero, none = jnp.int32(0), jnp.full(2, -1, jnp.int32)
@@ -226,7 +224,7 @@ class OutcomeBargainingEnv:
         seat = self.current_player(state)
         proposals = jnp.where(can_propose[seat], self.accept_code, 0)
         accepts = can_accept[seat].astype(jnp.int32)
-        pick = jax.random.randint(key, (), 0, proposals + accepts + 1)
+        pick = uniform_indices(key, proposals + accepts + 1)
         code = jnp.where(
             pick < proposals, pick, jnp.where((pick == proposals) & (accepts == 1), self.accept_code, self.reject_code)
         )

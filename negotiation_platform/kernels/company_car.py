@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 
 OFFER, ACCEPT, REJECT = 0, 1, 2
@@ -107,11 +108,8 @@ class CompanyCarEnv:
         return self.actor(state)
 
     def draws(self, key: jax.Array, params: Params) -> Draws:
-        seat_key, order_key = jax.random.split(key)
-        return Draws(
-            jax.random.randint(seat_key, (), 0, 2, dtype=jnp.int32),
-            jax.random.randint(order_key, (self.rounds,), 0, 2, dtype=jnp.int32),
-        )
+        flips = coin_flips(key, self.rounds + 1)
+        return Draws(flips[0], flips[1:])
 
     def init_state(self, params: Params, draws: Draws) -> State:
         zero = jnp.int32(0)
@@ -209,9 +207,15 @@ class CompanyCarEnv:
         return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
-        kind_key, price_key = jax.random.split(key)
-        legal = self.legal_kinds(state)
-        legal = legal.at[:, REJECT].set(True)
-        kinds = jax.random.categorical(kind_key, jnp.where(legal, 0.0, -jnp.inf), axis=-1)
-        cents = jax.random.randint(price_key, (2,), params.min_cents, params.max_cents + 1, jnp.int32)
-        return jnp.stack([kinds.astype(jnp.int32), cents], axis=-1)
+        """The mover's kind uniform over its legal kinds and a uniform price, from one draw (only the
+        mover's row is read; a categorical over kinds and a second key cost more than the step). Prices
+        come from 24 bits: over a range wider than 2**24 cents, some prices are never drawn."""
+        actor = self.actor(state)
+        can_offer = (state.proposals[actor] < self.rounds - 1).astype(jnp.int32)
+        can_accept = (state.offer_round[1 - actor] > 0).astype(jnp.int32)
+        span = params.max_cents - params.min_cents + 1
+        pick, offset = uniform_indices(key, jnp.stack([can_offer + can_accept + 1, span]))
+        kind = jnp.where(
+            (can_offer == 1) & (pick == 0), OFFER, jnp.where((can_accept == 1) & (pick == can_offer), ACCEPT, REJECT)
+        )
+        return jnp.broadcast_to(jnp.stack([kind, params.min_cents + offset]).astype(jnp.int32), (2, 2))
