@@ -390,12 +390,16 @@ class Match:
         event = self._log(EventKind.ACTION, player, record, (player,) if run.sealed else None)
         if run.sealed:
             run.submissions.setdefault(player, []).append(record)
-        key = (player, name)
-        self._uses[key] = self._uses.get(key, 0) + 1
+        if action.max_per_player is not None:  # uses are counted only where they are limited
+            key = (player, name)
+            self._uses[key] = self._uses.get(key, 0) + 1
         self.game.process_action(PlayerAction(player, name, dict(data), float(event.seq), self.round))
         self._drain_notices()
+        if action.ends_turn or run.actions_per_turn == 1:
+            self._end_turn(run, player)
+            return
         taken = run.actions_in_turn[player] = run.actions_in_turn.get(player, 0) + 1
-        if action.ends_turn or taken >= run.actions_per_turn:
+        if taken >= run.actions_per_turn:
             self._end_turn(run, player)
 
     def _end_turn(self, run: PhaseRun, player: str) -> None:
@@ -534,6 +538,7 @@ class Match:
         self.result = self.game.get_result()
         self._drain_notices()
         self._log(EventKind.MATCH_ENDED, None, {"result": self.result.to_dict()})
+        self._runs, self._openings = {}, {}  # turn book-keeping: a finished match keeps its log and result
 
 
 def game_rng(seed: int) -> random.Random:
