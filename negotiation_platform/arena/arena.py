@@ -497,6 +497,8 @@ class Arena:
     async def _check_limits(self, caller: str | None) -> None:
         await self._evict()
         policy = self.policy
+        if policy.max_live_matches is None and policy.max_waiting_per_caller is None:
+            return  # nothing to count (in process, where finished matches stay: counting would be O(matches))
         live = [m for m in self._matches.values() if m.status != "finished"]
         if policy.max_live_matches is not None and len(live) >= policy.max_live_matches:
             raise NegotiationError(
