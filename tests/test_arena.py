@@ -10,7 +10,7 @@ import pytest
 
 from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.agents.base import Decision
-from negotiation_platform.agents.driver import MAX_ATTEMPTS
+from negotiation_platform.agents.driver import MAX_ATTEMPTS, observe, open_seats, take_turn
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -165,6 +165,38 @@ async def test_full_match_through_the_driver(registry) -> None:
     assert result["events"] == arena.events(result["match_id"])
     pending = await arena.start_game("split_100")
     assert (await arena.get_result(pending["match_id"]))["status"] == "waiting_for_players"
+
+
+async def play_with_restart(registry, game: str, restart_after: int | None) -> list[Any]:
+    """A match of random agents; after `restart_after` moves every agent is replaced by a fresh one with
+    the same seed that has seen nothing, as a restarted server's house seats are."""
+    arena = Arena(registry)
+    fresh = [RandomAgent(seed=7, name="left"), RandomAgent(seed=8, name="right")]
+    match_id, seats = await open_seats(arena, game, fresh, seed=3)
+    moves = 0
+    while True:
+        for seat in seats:
+            turn = await arena.get_turn_state(match_id, seat.token, since=seat.cursor, include_prompt=False)
+            seat.cursor = turn["cursor"]
+            if turn["status"] == "finished":  # the moves and the result (match ids are random)
+                moved = [e for e in arena.events(match_id) if e["kind"] in ("action", "message", "timeout")]
+                return [*moved, (await arena.get_result(match_id))["payoffs"]]
+            if not turn["your_turn"]:
+                observe(seat.agent, turn)  # as the drivers do
+            elif await take_turn(arena, match_id, seat, turn):
+                moves += 1
+                if moves == restart_after:
+                    for handle, seed in zip(seats, (7, 8), strict=True):
+                        handle.agent, handle.cursor = RandomAgent(seed=seed, name=handle.agent.name), None
+
+
+@pytest.mark.parametrize("game", ["coins_classic", "resource_allocation"])
+async def test_a_random_agent_made_again_mid_match_plays_on_as_the_first_would(registry, game: str) -> None:
+    unbroken = await play_with_restart(registry, game, None)
+    moves = len(unbroken) - 1
+    assert moves > 6
+    for restart_after in (1, moves // 2, moves - 2):
+        assert await play_with_restart(registry, game, restart_after) == unbroken, restart_after
 
 
 async def test_two_concession_agents_agree_on_split_100(registry) -> None:

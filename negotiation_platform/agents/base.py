@@ -31,6 +31,8 @@ class Agent(Protocol):
     When the arena refuses a decision, `decide` is called again with the refusal under
     `turn["refusal"]`. An agent that never reads `turn["prompt"]` says so with a class attribute
     `reads_prompt = False`, and the drivers then do not ask the arena to build the prompt text.
+    An agent that keeps count of the match may also define `observe(turn)`: the drivers pass it
+    every turn state the seat is shown when it is not the seat's move (see `driver.observe`).
     """
 
     name: str

@@ -26,7 +26,12 @@ class BatnaAwareAgent:
         self.step = step
         self._fallback = ConcessionAgent(seed=seed, name=name)
 
+    def observe(self, turn: dict[str, Any]) -> None:
+        """Show every turn to the fallback, whose random draws count the seat's moves."""
+        self._fallback.observe(turn)
+
     def decide(self, turn: dict[str, Any]) -> Decision:
+        self.observe(turn)
         allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
         position = turn.get("bargaining")
         if not position or "batna" not in position:

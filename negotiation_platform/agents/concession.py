@@ -38,7 +38,12 @@ class ConcessionAgent:
     def target(self, best: float, reservation: float, progress: float) -> float:
         return best + (reservation - best) * float(progress ** (1.0 / self.beta))
 
+    def observe(self, turn: dict[str, Any]) -> None:
+        """Show every turn to the random fallback, so its draws stay those of a fresh agent (`RandomAgent`)."""
+        self._fallback.observe(turn)
+
     def decide(self, turn: dict[str, Any]) -> Decision:
+        self.observe(turn)
         allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
         position = turn.get("bargaining")
         if position and (position["action"] in allowed or position.get("accept_action") in allowed):

@@ -64,6 +64,14 @@ async def open_seats(
     return started["match_id"], seats
 
 
+def observe(agent: Agent, turn: dict[str, Any]) -> None:
+    """Show an agent a turn state that is not its move, if it wants to see those (`Agent.observe`):
+    such a turn can bring the seat's own last move, and an agent that counts moves must see it."""
+    seen = getattr(agent, "observe", None)
+    if seen is not None:
+        seen(turn)
+
+
 async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
     """Ask the agent for a decision and carry it out, asking again after each refusal.
 
@@ -141,6 +149,8 @@ async def play_match(
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:
                 moved = await take_turn(arena, match_id, seat, turn) or moved
+            else:
+                observe(seat.agent, turn)
         if not moved:
             await _wait_for_clock(arena, match_id, seats[0])
 
@@ -166,6 +176,7 @@ async def run_seat(arena: ArenaApi, match_id: str, seat: SeatHandle, *, wait_sec
         if turn["status"] == "finished":
             return
         if not turn["your_turn"]:
+            observe(seat.agent, turn)
             continue
         try:
             acted = await take_turn(arena, match_id, seat, turn)

@@ -7,7 +7,8 @@ background task on the server's event loop, waiting for its turn like any client
 Each such seat is stored with its agent's name and seed, so when a server restarted on the same
 store resumes the match, the agent is made again and plays on (a remote `a2a:URL` agent is
 contacted again, if the server still allows its URL). A scripted agent decides from the turn
-state alone, so it plays on exactly as it would have.
+state alone (the random one draws by its seed and its seat's moves in the log it is shown), so it
+plays on exactly as it would have.
 """
 
 from __future__ import annotations

@@ -8,25 +8,60 @@ from typing import Any
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.payloads import sample_payload
 
+OWN_MOVES = frozenset({"action", "message"})
+"""Event kinds that are a seat's own decisions (a timed-out default is marked `timed_out`)."""
+
 
 class RandomAgent:
-    """Uniformly random legal actions, reading only the turn state's actions and their payload schemas."""
+    """Uniformly random legal actions, reading only the turn state's actions and their payload schemas.
+
+    Each decision draws from a generator seeded by the agent's seed, how many moves its seat has made
+    (counted from the events it is shown) and how many times in a row it was refused there: a fresh agent
+    shown the whole log, as a restarted server's house seat is, decides exactly as the first one would
+    have, and the same seed gives the same play however the turns are timed.
+    """
 
     reads_prompt = False
 
     def __init__(self, seed: int = 0, name: str = "random") -> None:
         self.name = name
-        self._rng = random.Random(seed)
+        self._seed = seed
+        self._counted_to = 0
+        """The last event sequence number counted."""
+        self._moves = 0
+        self._draw: tuple[int, int] = (-1, 0)
+        """(moves, attempt) of the last decision; the attempt counts retries after refusals."""
 
     def decide(self, turn: dict[str, Any]) -> Decision:
+        rng = self._generator(turn)
         actions = turn.get("allowed_actions", [])
         messaging = turn.get("messaging", {})
         if not actions:
             if messaging.get("public"):
-                return Decision(messages=[OutgoingMessage(self._chatter())])
+                return Decision(messages=[OutgoingMessage(self._chatter(rng))])
             return Decision()
-        choice = self._rng.choice(actions)
-        return Decision(action=choice["name"], payload=sample_payload(choice["payload_schema"], self._rng))
+        choice = rng.choice(actions)
+        return Decision(action=choice["name"], payload=sample_payload(choice["payload_schema"], rng))
 
-    def _chatter(self) -> str:
-        return self._rng.choice(["Let's find a fair deal.", "I am listening.", "What do you propose?"])
+    def observe(self, turn: dict[str, Any]) -> None:
+        """Count the seat's own moves among the turn's new events. The drivers call this with the turns
+        that are not the seat's move; an agent that keeps a RandomAgent as a fallback passes it every
+        turn, also those it decides itself, so the count stays whole."""
+        me = turn.get("agent_id")
+        for event in turn.get("events", ()):
+            if event["seq"] > self._counted_to:
+                self._counted_to = event["seq"]
+                own = event["actor"] == me and event["kind"] in OWN_MOVES
+                if own and not event["data"].get("timed_out"):
+                    self._moves += 1
+
+    def _generator(self, turn: dict[str, Any]) -> random.Random:
+        self.observe(turn)
+        moves, attempt = self._draw
+        retry = "refusal" in turn and moves == self._moves
+        self._draw = (self._moves, attempt + 1 if retry else 0)
+        return random.Random(f"{self._seed}:{self._draw[0]}:{self._draw[1]}")
+
+    @staticmethod
+    def _chatter(rng: random.Random) -> str:
+        return rng.choice(["Let's find a fair deal.", "I am listening.", "What do you propose?"])

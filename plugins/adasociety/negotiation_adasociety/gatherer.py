@@ -26,7 +26,12 @@ class GathererAgent:
         self.name = name
         self._fallback = RandomAgent(seed=seed, name=name)
 
+    def observe(self, turn: dict[str, Any]) -> None:
+        """Show every turn to the fallback, whose random draws count the seat's moves."""
+        self._fallback.observe(turn)
+
     def decide(self, turn: dict[str, Any]) -> Decision:
+        self.observe(turn)
         view = turn.get("view") or {}
         allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
         if "you" not in view or "observation" not in view or not allowed:
