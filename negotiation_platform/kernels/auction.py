@@ -15,6 +15,7 @@ import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.fair_draws import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
 
 
@@ -64,8 +65,8 @@ class AuctionEnv:
         return spaces.observed(self, params)
 
     def draws(self, key: jax.Array, params: Params) -> Draws:
-        values = jax.random.randint(key, (self.num_agents,), params.value_low, params.value_high + 1, jnp.int32)
-        return Draws(values)
+        span = jnp.full(self.num_agents, params.value_high - params.value_low + 1, jnp.int32)
+        return Draws(params.value_low + uniform_indices(key, span))
 
     def init_state(self, params: Params, draws: Draws) -> State:
         zeros = jnp.zeros(self.num_agents, jnp.int32)
@@ -90,4 +91,4 @@ class AuctionEnv:
         return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
-        return jax.random.randint(key, (self.num_agents,), 0, self.num_actions, jnp.int32)
+        return uniform_indices(key, jnp.full(self.num_agents, self.num_actions, jnp.int32))

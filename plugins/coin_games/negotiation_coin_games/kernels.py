@@ -17,6 +17,7 @@ import numpy as np
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 
 HANDS = ("rock", "paper", "scissors")
 
@@ -89,7 +90,7 @@ class CoinEnv:
 
     def draws(self, key: jax.Array, params: None) -> Draws:
         first_key, round_key = jax.random.split(key)
-        first = jax.random.randint(first_key, (), 0, 2, dtype=jnp.int32)
+        first = coin_flips(first_key, 1)[0]
         stock, values, hands = self.draw_rounds(round_key, self.starters(first))
         return Draws(first, stock, values, hands)
 
@@ -154,7 +155,7 @@ class CoinsClassicEnv(CoinEnv):
 
     def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
         low, high = self.config.value_low, self.config.value_high
-        values = jax.random.randint(key, (self.rounds, 2, 1), low, high + 1).astype(jnp.float32)
+        values = (low + uniform_indices(key, jnp.full((self.rounds, 2, 1), high - low + 1))).astype(jnp.float32)
         return self.coin_stock(), values, jnp.zeros((self.rounds, 2), jnp.int32)
 
 
@@ -163,14 +164,14 @@ class TrustAndSplitEnv(CoinEnv):
 
     def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
         first_key, offset_key = jax.random.split(key)
-        first_hand = jax.random.randint(first_key, (self.rounds,), 0, 3)
+        first_hand = uniform_indices(first_key, jnp.full(self.rounds, 3))
         if self.config.hands == "alternating":  # the starter wins: its hand beats the other's
             winner_hand, loser_hand = first_hand, (first_hand + 2) % 3
             seat0 = jnp.where(starters == 0, winner_hand, loser_hand)
             seat1 = jnp.where(starters == 0, loser_hand, winner_hand)
         else:  # an ordered pair of different hands, uniformly (as drawing until they differ)
             seat0 = first_hand
-            seat1 = (first_hand + 1 + jax.random.randint(offset_key, (self.rounds,), 0, 2)) % 3
+            seat1 = (first_hand + 1 + coin_flips(offset_key, self.rounds)) % 3
         hands = jnp.stack([seat0, seat1], axis=-1).astype(jnp.int32)
         return self.coin_stock(), self.values_of(hands), hands
 
@@ -220,7 +221,7 @@ class DealOrNoDealEnv(CoinEnv):
 
     def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
         stock_key, pair_key = jax.random.split(key)
-        which = jax.random.randint(stock_key, (self.rounds,), 0, self._counts.shape[0])
+        which = uniform_indices(stock_key, jnp.full(self.rounds, self._counts.shape[0]))
         pick = jnp.floor(jax.random.uniform(pair_key, (self.rounds,)) * self._sizes[which]).astype(jnp.int32)
         return self._counts[which], self._pairs[which, pick], jnp.zeros((self.rounds, 2), jnp.int32)
 
