@@ -488,8 +488,7 @@ class Match:
             run.restart(order)
         self._run = run
         self._phase_name = phase.name
-        if run.seconds_per_turn is not None:
-            self._arm_deadline(run)
+        self._arm_deadline(run)
         self.game.begin_phase(phase.name)
         self._log(EventKind.PHASE_STARTED, None, opening)
 
@@ -497,20 +496,19 @@ class Match:
         """The engine's turn order for `phase` this round and the data of its `phase_started` event.
 
         Both are the same every round with the same first seat, so they are made once per first seat
-        and shared by the log's events (which are never changed once written).
+        and shared by the log's events (which are never changed once written); a shuffled order is
+        drawn anew every round.
         """
-        offset = self._order_offset(phase) if phase.turn_order is TurnOrder.ALTERNATING else -1
-        key = (index, offset)
-        cached = self._openings.get(key)
-        if cached is None or phase.start is StartRule.SHUFFLED:
-            if offset < 0:
-                order = list(self.players)
-            elif phase.start is StartRule.SHUFFLED:
-                assert self._rng is not None
-                order = self._rng.sample(self.players, len(self.players))
-            else:
-                order = self.players[offset:] + self.players[:offset]
-            cached = self._openings[key] = (order, self._opening_data(phase, order))
+        alternating = phase.turn_order is TurnOrder.ALTERNATING
+        if alternating and phase.start is StartRule.SHUFFLED:
+            assert self._rng is not None
+            order = self._rng.sample(self.players, len(self.players))
+            return order, self._opening_data(phase, order)
+        offset = self._order_offset(phase) if alternating else 0
+        cached = self._openings.get((index, offset))
+        if cached is None:
+            order = self.players[offset:] + self.players[:offset]
+            cached = self._openings[index, offset] = (order, self._opening_data(phase, order))
         return cached
 
     @staticmethod
@@ -521,9 +519,7 @@ class Match:
         return data
 
     def _order_offset(self, phase: PhaseSpec) -> int:
-        """Which seat opens an alternating phase this round (0 for drawn orders, which are not shared)."""
-        if phase.start is StartRule.SHUFFLED:
-            return 0
+        """Which seat opens an alternating, unshuffled phase this round."""
         if self._first_mover is None:
             if phase.first_mover is FirstMover.SEEDED:
                 assert self._rng is not None

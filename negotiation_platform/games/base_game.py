@@ -72,18 +72,8 @@ class GameResult:
     def to_dict(self) -> dict[str, Any]:
         """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's
         deepcopy of every leaf (which made this the dearest step of finishing a match)."""
-        if type(self) is not GameResult:  # a subclass may add fields
-            copied: dict[str, Any] = _plain_copy(self)
-            return copied
-        return {
-            "game_id": _plain_copy(self.game_id),
-            "players": _plain_copy(self.players),
-            "winner": _plain_copy(self.winner),
-            "final_scores": _plain_copy(self.final_scores),
-            "total_rounds": _plain_copy(self.total_rounds),
-            "game_data": _plain_copy(self.game_data),
-            "success": _plain_copy(self.success),
-        }
+        copied: dict[str, Any] = _plain_copy(self)
+        return copied
 
 
 _IMMUTABLE_LEAVES = frozenset({str, int, float, bool, type(None)})

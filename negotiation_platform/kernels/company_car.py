@@ -210,9 +210,8 @@ class CompanyCarEnv:
         """The mover's kind uniform over its legal kinds and a uniform price, from one draw (only the
         mover's row is read; a categorical over kinds and a second key cost more than the step). Prices
         come from 24 bits: over a range wider than 2**24 cents, some prices are never drawn."""
-        actor = self.actor(state)
-        can_offer = (state.proposals[actor] < self.rounds - 1).astype(jnp.int32)
-        can_accept = (state.offer_round[1 - actor] > 0).astype(jnp.int32)
+        legal = self.legal_kinds(state)[self.actor(state)].astype(jnp.int32)
+        can_offer, can_accept = legal[OFFER], legal[ACCEPT]
         span = params.max_cents - params.min_cents + 1
         pick, offset = uniform_indices(key, jnp.stack([can_offer + can_accept + 1, span]))
         kind = jnp.where(
