@@ -30,7 +30,7 @@ import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -597,7 +597,7 @@ class Arena:
         self._settled(live)
         return seat, token
 
-    async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], list[Any]]) -> dict[str, Any]:
+    async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], Sequence[Any]]) -> dict[str, Any]:
         """Run a change on the match off the loop (and write it to the store), then wake waiters,
         re-arm the clocks, report what happened."""
         match = live.match
@@ -618,7 +618,7 @@ class Arena:
         self._settled(live)
         return outcome
 
-    def _change(self, live: LiveMatch, change: Callable[[Match], list[Any]], before: int) -> None:
+    def _change(self, live: LiveMatch, change: Callable[[Match], Sequence[Any]], before: int) -> None:
         assert live.match is not None
         change(live.match)
         self._play_and_save(live, before)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from negotiation_platform.engine.event_log import EventLog
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -29,9 +30,6 @@ from negotiation_platform.spec import (
 )
 
 Clock = Callable[[], float]
-_new_event = tuple.__new__
-"""Makes an `Event` from its fields in order: what `Event(...)` does, without the Python-level
-constructor a NamedTuple adds (the log gets several events per action)."""
 DEADLINE = "deadline"
 """The reason logged when a clock, not a player, ends a turn or phase."""
 
@@ -65,7 +63,7 @@ class Match:
             raise ValueError(
                 f"{self.spec.id} needs {roles.min_players}..{roles.max_players} distinct players, got {players}"
             )
-        self.events: list[Event] = []
+        self.events = EventLog(self.players)
         self.round = 0
         self.result: GameResult | None = None
         self._uses: dict[tuple[str, str], int] = {}
@@ -102,7 +100,7 @@ class Match:
 
     def events_for(self, player_id: str | None, since: int = 0) -> list[Event]:
         """Events after sequence number `since` that `player_id` may see (None: all of them)."""
-        return [e for e in self.events[since:] if e.visible_for(player_id)]
+        return self.events.visible_for(player_id, since)
 
     def allowed_actions(self, player_id: str) -> list[ActionSpec]:
         """The actions `player_id` may take right now, after the spec's budgets and the game's own filter."""
@@ -136,7 +134,7 @@ class Match:
 
     # --- acting ---------------------------------------------------------------------------
 
-    def submit(self, player_id: str, action_type: str, payload: Mapping[str, Any] | None = None) -> list[Event]:
+    def submit(self, player_id: str, action_type: str, payload: Mapping[str, Any] | None = None) -> Sequence[Event]:
         """Take an action; returns the events it caused. Refusals raise and change nothing.
 
         Checked in this order: the seat, the phase, the turn, the budget, the payload, then the game's
@@ -173,9 +171,9 @@ class Match:
         start = len(self.events)
         self._apply_action(run, player_id, action, data, timed_out=False)
         self._settle()
-        return self.events[start:]
+        return self.events.since(start)
 
-    def send_message(self, player_id: str, content: str, to: Iterable[str] | None = None) -> list[Event]:
+    def send_message(self, player_id: str, content: str, to: Iterable[str] | None = None) -> Sequence[Event]:
         """Send a public message (`to` None) or a private one to the listed players."""
         self._require_player(player_id)
         run = self._require_run()
@@ -223,16 +221,16 @@ class Match:
         if policy.uses_turn:
             self._end_turn(run, player_id)
         self._settle()
-        return self.events[start:]
+        return self.events.since(start)
 
-    def expire_due(self) -> list[Event]:
+    def expire_due(self) -> Sequence[Event]:
         """Apply the spec's default action if the current deadline has passed on the clock."""
         deadline = self.deadline
         if deadline is None or self._clock() < deadline:
             return []
         return self.time_out()
 
-    def time_out(self) -> list[Event]:
+    def time_out(self) -> Sequence[Event]:
         """Time out whoever is due now: their default action is played, or their turn is lost.
 
         In free and simultaneous phases the clock is the phase's, so the phase closes.
@@ -240,7 +238,7 @@ class Match:
         run = self._require_run()
         return self._play_defaults(run, list(run.acting_now), DEADLINE, close_phase=not run.alternating)
 
-    def play_default(self, player_id: str, reason: str) -> list[Event]:
+    def play_default(self, player_id: str, reason: str) -> Sequence[Event]:
         """Play the phase's default action for one player who forfeits its move (a remote agent that
         answered late, garbled or illegally); the reason is logged."""
         self._require_player(player_id)
@@ -248,7 +246,7 @@ class Match:
         self._require_turn(player_id, run)
         return self._play_defaults(run, [player_id], reason, close_phase=False)
 
-    def _play_defaults(self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool) -> list[Event]:
+    def _play_defaults(self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool) -> Sequence[Event]:
         start = len(self.events)
         self._log(EventKind.TIMEOUT, None, {"players": due, "reason": reason})
         default = run.phase.default_action
@@ -265,7 +263,7 @@ class Match:
         if close_phase:
             run.finish(run.players)
         self._settle()
-        return self.events[start:]
+        return self.events.since(start)
 
     # --- replay ---------------------------------------------------------------------------
 
@@ -306,10 +304,8 @@ class Match:
 
     def _log(
         self, kind: EventKind, actor: str | None, data: dict[str, Any], visible_to: tuple[str, ...] | None = None
-    ) -> Event:
-        event = _new_event(Event, (len(self.events) + 1, kind, self.round, self._phase_name, actor, data, visible_to))
-        self.events.append(event)
-        return event
+    ) -> None:
+        self.events.append(kind, actor, data, visible_to)
 
     def _require_player(self, player_id: str) -> None:
         if player_id not in self.players:
@@ -384,16 +380,23 @@ class Match:
         self, run: PhaseRun, player: str, action: ActionSpec, data: dict[str, Any], *, timed_out: bool
     ) -> None:
         name = action.name
-        record: dict[str, Any] = {"action_type": name, "payload": data}
-        if timed_out:
-            record["timed_out"] = True
-        event = self._log(EventKind.ACTION, player, record, (player,) if run.sealed else None)
-        if run.sealed:
-            run.submissions.setdefault(player, []).append(record)
+        log = self.events
+        visible = (player,) if run.sealed else None
+        if timed_out or run.sealed:
+            record: dict[str, Any] = {"action_type": name, "payload": data}
+            if timed_out:
+                record["timed_out"] = True
+                log.append(EventKind.ACTION, player, record, visible)
+            else:
+                log.append_action(player, name, data, visible)
+            if run.sealed:
+                run.submissions.setdefault(player, []).append(record)
+        else:
+            log.append_action(player, name, data)
         if action.max_per_player is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1
-        self.game.process_action(PlayerAction(player, name, dict(data), float(event.seq), self.round))
+        self.game.process_action(PlayerAction(player, name, dict(data), float(len(log)), self.round))
         self._drain_notices()
         if action.ends_turn or run.actions_per_turn == 1:
             self._end_turn(run, player)
@@ -450,14 +453,14 @@ class Match:
             self._log(EventKind.REVEALED, None, {"submissions": run.submissions})
         self.game.end_phase(run.phase.name)
         self._drain_notices()
-        self._log(EventKind.PHASE_ENDED, None, {})
+        self.events.append_phase_ended()
 
     def _start_round(self, number: int) -> None:
         self.round = number
         self._run = None
         self._phase_name = None
         self.game.begin_round(number)
-        self._log(EventKind.ROUND_STARTED, None, {"round": number})
+        self.events.append_round_started(number)
         self._drain_notices()
         first = self._next_phase(0)
         assert first is not None, "the spec guarantees a phase in every round"
@@ -490,6 +493,7 @@ class Match:
         self._phase_name = phase.name
         self._arm_deadline(run)
         self.game.begin_phase(phase.name)
+        self.events.enter(self.round, phase.name)
         self._log(EventKind.PHASE_STARTED, None, opening)
 
     def _opening(self, index: int, phase: PhaseSpec) -> tuple[list[str], dict[str, Any]]:
@@ -533,7 +537,7 @@ class Match:
         self.game.state = GameState.COMPLETED
         self.result = self.game.get_result()
         self._drain_notices()
-        self._log(EventKind.MATCH_ENDED, None, {"result": self.result.to_dict()})
+        self.events.append_match_ended(self.result)
         self._runs, self._openings = {}, {}  # turn book-keeping: a finished match keeps its log and result
 
 
