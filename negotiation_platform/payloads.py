@@ -79,6 +79,20 @@ def _compile(model: type[BaseModel]) -> Validator:
 _PLAIN_TYPES = (int, float, str, bool)
 
 
+def stored_fields(model: type[BaseModel]) -> tuple[str, ...] | None:
+    """The keys, in order, of every payload `validate_payload` returns for `model`, when its values are
+    always plain ints, floats, strings or bools (a log may then keep the values alone); else None."""
+    try:
+        return _stored_fields[model]
+    except KeyError:
+        fields = tuple(model.model_fields) if _dumps_as_stored(model) else None
+        _stored_fields[model] = fields
+        return fields
+
+
+_stored_fields: dict[type[BaseModel], tuple[str, ...] | None] = {}
+
+
 def _dumps_as_stored(model: type[BaseModel]) -> bool:
     """Whether the JSON dump of a `model` instance is exactly its field values: every field a plain
     int, float, str or bool, nothing that serialises, renames, hides or adds fields."""

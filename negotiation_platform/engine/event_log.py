@@ -4,7 +4,8 @@ A finished match is mostly its log, and a served arena or a tournament holds tho
 So the log stores one byte of kind and one of actor per event, plus the event's data, and keeps
 once, rather than per event, what the engine can rebuild: an event's round and phase (they change
 a few times per round), a round's number, the empty data of a phase's end, an action's
-`{"action_type", "payload"}` record around its payload, and the final result (the match's own
+`{"action_type", "payload"}` record around its payload (a payload of plain values is kept as a
+tuple of them, its field names once per kind of action), and the final result (the match's own
 `GameResult`, which nobody changes after the end). Readers get ordinary `Event` tuples, made when
 they read; the same slice read twice gives equal events.
 """
@@ -25,11 +26,15 @@ _ROUND_STARTED = len(_KINDS)
 _PHASE_ENDED = _ROUND_STARTED + 1
 _MATCH_ENDED = _ROUND_STARTED + 2
 _FIRST_ACTION = 32
-"""Codes from here on: an action whose name is `names[code − _FIRST_ACTION]`, data its payload."""
+"""Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
+_RECENT = 32
+"""How many recently read events a running match keeps made (see `EventLog._span`)."""
 _NOBODY = 255
 """The actor byte of events no player caused."""
 _new_event = tuple.__new__
+ActionKind = tuple[str, tuple[str, ...] | None, bool]
+"""What an action's record is rebuilt from besides its payload: name, payload fields, timed out."""
 
 
 class _Events(Sequence[Event]):
@@ -53,14 +58,16 @@ class EventLog(_Events):
 
     __slots__ = (
         "_action_codes",
+        "_action_kinds",
         "_actors",
         "_codes",
         "_data",
         "_frame_phases",
         "_frame_rounds",
         "_frame_starts",
-        "_names",
         "_players",
+        "_recent",
+        "_recent_start",
         "_seats",
         "_visible",
     )
@@ -78,9 +85,13 @@ class EventLog(_Events):
         """Index of the first event of each stretch of one round and phase, and (below) those."""
         self._frame_rounds: list[int] = [0]
         self._frame_phases: list[str | None] = [None]
-        self._names: list[str] = []
-        """Action names met so far, in order; an action's code points here."""
-        self._action_codes: dict[str, int] = {}
+        self._action_kinds: list[ActionKind] = []
+        """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
+        self._action_codes: dict[ActionKind, int] = {}
+        self._recent: list[Event] | None = []
+        """Events already made from `_recent_start` on, while the match runs: its seats read each new event
+        several times (after acting, then in their turn state). None once the match is over."""
+        self._recent_start = 0
         if len(self._players) >= _NOBODY:
             raise ValueError(f"an event log holds at most {_NOBODY - 1} players")
 
@@ -102,18 +113,27 @@ class EventLog(_Events):
         self._append(_CODE[kind], actor, data, visible_to)
 
     def append_action(
-        self, actor: str, name: str, payload: dict[str, Any], visible_to: tuple[str, ...] | None = None
+        self,
+        actor: str,
+        name: str,
+        payload: dict[str, Any],
+        fields: tuple[str, ...] | None,
+        visible_to: tuple[str, ...] | None = None,
+        *,
+        timed_out: bool = False,
     ) -> None:
-        """An action event: its record is rebuilt around `payload` when read."""
-        code = self._action_codes.get(name)
+        """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
+        order and its values are plain: then only the values are kept, and `payload` is not held."""
+        kind = (name, fields, timed_out)
+        code = self._action_codes.get(kind)
         if code is None:
-            code = _FIRST_ACTION + len(self._names)
-            if code > _MAX_CODE:  # more action names than codes: keep the record itself
-                self._append(_CODE[EventKind.ACTION], actor, {"action_type": name, "payload": payload}, visible_to)
+            code = _FIRST_ACTION + len(self._action_kinds)
+            if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
+                self._append(_CODE[EventKind.ACTION], actor, _action_record(kind, dict(payload)), visible_to)
                 return
-            self._names.append(name)
-            self._action_codes[name] = code
-        self._append(code, actor, payload, visible_to)
+            self._action_kinds.append(kind)
+            self._action_codes[kind] = code
+        self._append(code, actor, payload if fields is None else tuple(payload.values()), visible_to)
 
     def append_round_started(self, round_number: int) -> None:
         self.enter(round_number, None)
@@ -124,6 +144,7 @@ class EventLog(_Events):
 
     def append_match_ended(self, result: GameResult) -> None:
         self._append(_MATCH_ENDED, None, result, None)
+        self._recent = None  # a finished match keeps only its compact log
 
     def _append(self, code: int, actor: str | None, data: Any, visible_to: tuple[str, ...] | None) -> None:
         if visible_to is not None:
@@ -148,15 +169,15 @@ class EventLog(_Events):
             start, stop, step = index.indices(len(self._codes))
             if step != 1:
                 return list(self)[index]
-            return list(self._read(range(start, stop)))
+            return self._span(start, stop)
         if index < 0:
             index += len(self._codes)
         if not 0 <= index < len(self._codes):
             raise IndexError("event index out of range")
-        return next(self._read(range(index, index + 1)))
+        return self._read(range(index, index + 1))[0]
 
     def __iter__(self) -> Iterator[Event]:
-        return self._read(range(len(self._codes)))
+        return iter(self._read(range(len(self._codes))))
 
     def since(self, start: int) -> LogTail:
         """The events from index `start` to the present end, made into `Event`s only if read."""
@@ -164,45 +185,69 @@ class EventLog(_Events):
 
     def visible_for(self, player_id: str | None, since: int = 0) -> list[Event]:
         """Events after index `since` that `player_id` may see (None: all); hidden ones are never made."""
-        indices = range(since, len(self._codes))
-        if player_id is not None and self._visible:
-            hidden = self._visible
-            indices = [i for i in indices if i not in hidden or player_id in hidden[i]]  # type: ignore[assignment]
-        return list(self._read(indices))
+        if player_id is None or not self._visible:
+            return self._span(since, len(self._codes))
+        hidden = self._visible
+        return self._read([i for i in range(since, len(self._codes)) if i not in hidden or player_id in hidden[i]])
 
-    def _read(self, indices: Sequence[int]) -> Iterator[Event]:
-        """Events at ascending `indices`, each with the round and phase of its stretch."""
+    def _span(self, start: int, stop: int) -> list[Event]:
+        """Events `start` to `stop`, kept for the next reader while the match runs (at most the last
+        `_RECENT` of them: the seats' cursors trail the end by a turn or two)."""
+        recent, first = self._recent, self._recent_start
+        if recent is None or not first <= start <= first + len(recent):
+            return self._read(range(start, stop))
+        known = first + len(recent)
+        if stop > known:
+            recent.extend(self._read(range(known, stop)))
+            if len(recent) > _RECENT:
+                drop = len(recent) - _RECENT // 2
+                del recent[:drop]
+                self._recent_start = first = first + drop
+            if start < first:
+                return self._read(range(start, stop))
+        return recent[start - first : stop - first]
+
+    def _read(self, indices: Sequence[int]) -> list[Event]:
+        """Events at ascending `indices`, each with the round and phase of its stretch (a list: readers
+        mostly ask for the few events since their last look, where a generator costs more than it saves)."""
         starts, rounds, phases = self._frame_starts, self._frame_rounds, self._frame_phases
-        codes, actors, data, visible, players, names = (
+        codes, actors, data, visible, players, action_kinds = (
             self._codes,
             self._actors,
             self._data,
             self._visible,
             self._players,
-            self._names,
+            self._action_kinds,
         )
-        frame = -1
+        events: list[Event] = []
         following = 0
         round_number, phase = 0, None
         for i in indices:
             if i >= following:
-                frame = bisect_right(starts, i) - 1
+                frame = len(starts) - 1 if i >= starts[-1] else bisect_right(starts, i) - 1
                 round_number, phase = rounds[frame], phases[frame]
                 following = starts[frame + 1] if frame + 1 < len(starts) else len(codes)
             code, item = codes[i], data[i]
             if code >= _FIRST_ACTION:
-                kind, item = EventKind.ACTION, {"action_type": names[code - _FIRST_ACTION], "payload": item}
+                action = action_kinds[code - _FIRST_ACTION]
+                fields = action[1]
+                kind = EventKind.ACTION
+                item = _action_record(action, item if fields is None else dict(zip(fields, item, strict=True)))
             elif code < _ROUND_STARTED:
                 kind = _KINDS[code]
             elif code == _ROUND_STARTED:
                 kind, item = EventKind.ROUND_STARTED, {"round": round_number}
             elif code == _PHASE_ENDED:
                 kind, item = EventKind.PHASE_ENDED, {}
-            else:
+            else:  # the result is copied once, when first read (every seat reads it, often twice)
                 kind, item = EventKind.MATCH_ENDED, {"result": item.to_dict()}
+                codes[i], data[i] = _CODE[kind], item
             seat = actors[i]
             actor = None if seat == _NOBODY else players[seat]
-            yield _new_event(Event, (i + 1, kind, round_number, phase, actor, item, visible.get(i)))
+            events.append(
+                _new_event(Event, (i + 1, kind, round_number, phase, actor, item, visible.get(i) if visible else None))
+            )
+        return events
 
 
 class LogTail(_Events):
@@ -226,4 +271,13 @@ class LogTail(_Events):
         return list(self)[index]
 
     def __iter__(self) -> Iterator[Event]:
-        return self._log._read(range(self._start, self._stop))
+        return iter(self._log._span(self._start, self._stop))
+
+
+def _action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:
+    """An action event's data, as the engine has always logged it."""
+    name, _, timed_out = kind
+    record: dict[str, Any] = {"action_type": name, "payload": payload}
+    if timed_out:
+        record["timed_out"] = True
+    return record

@@ -18,12 +18,11 @@ from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
-from negotiation_platform.payloads import validate_payload
+from negotiation_platform.payloads import stored_fields, validate_payload
 from negotiation_platform.spec import (
     ActionSpec,
     FirstMover,
     GameSpec,
-    PhaseEnd,
     PhaseSpec,
     StartRule,
     TurnOrder,
@@ -58,6 +57,8 @@ class Match:
         state is 2.5 KB per match."""
         self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
+        self._game_orders = type(self.game).phase_order is not BaseGame.phase_order
+        """Whether the game may fix turn orders itself (else the spec's start rule applies without asking)."""
         roles = self.spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -381,22 +382,22 @@ class Match:
     ) -> None:
         name = action.name
         log = self.events
-        visible = (player,) if run.sealed else None
-        if timed_out or run.sealed:
-            record: dict[str, Any] = {"action_type": name, "payload": data}
+        fields = stored_fields(action.payload)
+        if run.sealed:
+            log.append_action(player, name, data, fields, (player,), timed_out=timed_out)
+            record: dict[str, Any] = {"action_type": name, "payload": dict(data)}
             if timed_out:
                 record["timed_out"] = True
-                log.append(EventKind.ACTION, player, record, visible)
-            else:
-                log.append_action(player, name, data, visible)
-            if run.sealed:
-                run.submissions.setdefault(player, []).append(record)
+            run.submissions.setdefault(player, []).append(record)
         else:
-            log.append_action(player, name, data)
+            log.append_action(player, name, data, fields, timed_out=timed_out)
+        seq = len(log)
         if action.max_per_player is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1
-        self.game.process_action(PlayerAction(player, name, dict(data), float(len(log)), self.round))
+        # a payload the log keeps as values alone is the game's own; any other is shared with the log
+        game_data = data if fields is not None else dict(data)
+        self.game.process_action(PlayerAction(player, name, game_data, float(seq), self.round))
         self._drain_notices()
         if action.ends_turn or run.actions_per_turn == 1:
             self._end_turn(run, player)
@@ -407,7 +408,7 @@ class Match:
 
     def _end_turn(self, run: PhaseRun, player: str) -> None:
         run.end_turn(player)
-        if run.alternating:
+        if run.alternating and run.seconds_per_turn is not None:  # without a turn clock the deadline stays None
             self._arm_deadline(run)
 
     def _arm_deadline(self, run: PhaseRun) -> None:
@@ -428,8 +429,8 @@ class Match:
             if self.game.check_end_conditions():
                 self._finish()
                 return
-            if not self._phase_over(run):
-                return
+            if run.acting_now and not (run.game_decides and self.game.phase_complete(run.phase.name)):
+                return  # the phase goes on
             self._close_phase(run)
             if self.game.check_end_conditions():
                 self._finish()
@@ -441,12 +442,6 @@ class Match:
                 self._start_round(self.round + 1)
             else:
                 self._finish()
-
-    def _phase_over(self, run: PhaseRun) -> bool:
-        if not run.acting_now:
-            return True
-        ends = run.phase.ends_when
-        return PhaseEnd.GAME_DECIDES in ends and self.game.phase_complete(run.phase.name)
 
     def _close_phase(self, run: PhaseRun) -> None:
         if run.phase.turn_order is TurnOrder.SIMULTANEOUS and run.phase.reveal_actions:
@@ -477,7 +472,7 @@ class Match:
     def _start_phase(self, index: int) -> None:
         self._phase_index = index
         phase = self.spec.phases[index]
-        given = self.game.phase_order(phase.name)
+        given = self.game.phase_order(phase.name) if self._game_orders else None
         if given is None:
             order, opening = self._opening(index, phase)
         elif sorted(given) != sorted(self.players):
@@ -491,7 +486,8 @@ class Match:
             run.restart(order)
         self._run = run
         self._phase_name = phase.name
-        self._arm_deadline(run)
+        if run.seconds_per_turn is not None:
+            self._arm_deadline(run)
         self.game.begin_phase(phase.name)
         self.events.enter(self.round, phase.name)
         self._log(EventKind.PHASE_STARTED, None, opening)

@@ -20,6 +20,7 @@ class PhaseRun:
         "alternating",
         "deadline",
         "finished",
+        "game_decides",
         "messages_in_turn",
         "messages_sent",
         "order",
@@ -44,19 +45,28 @@ class PhaseRun:
         self.actions_per_turn = limits.actions_per_turn
         self.seconds_per_turn = limits.seconds_per_turn
         self._stop_on_quota = PhaseEnd.MESSAGES_USED in phase.ends_when
-        self.restart(order)
-
-    def restart(self, order: list[str]) -> None:
-        """Open the phase for a new round with turn order `order` (otherwise the seat order)."""
-        self.order = order
-        self.turn_index = 0
-        # per-player counts, absent meaning 0 (a phase opens every round: empty dicts are the cheapest)
+        self.game_decides = PhaseEnd.GAME_DECIDES in phase.ends_when
+        """Whether the game may close the phase before its turns run out (`phase_complete`)."""
+        # per-player counts, absent meaning 0; emptied, not replaced, each round (they are read nowhere else)
         self.turns_taken: dict[str, int] = {}
         self.actions_in_turn: dict[str, int] = {}
         self.messages_in_turn: dict[str, int] = {}
         self.messages_sent: dict[str, int] = {}
         self.finished: set[str] = set()
         self.submissions: dict[str, list[dict[str, object]]] = {}
+        self.restart(order)
+
+    def restart(self, order: list[str]) -> None:
+        """Open the phase for a new round with turn order `order` (otherwise the seat order)."""
+        self.order = order
+        self.turn_index = 0
+        self.turns_taken.clear()
+        self.actions_in_turn.clear()
+        self.messages_in_turn.clear()
+        self.messages_sent.clear()
+        self.finished.clear()
+        if self.submissions:  # a new dict: the old one is the data of a logged `revealed` event
+            self.submissions = {}
         self.deadline: float | None = None
         self.acting_now: tuple[str, ...] = self._who_acts()
         """Who may act now (read it; the methods below keep it current)."""
