@@ -28,9 +28,28 @@ def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
     return jax.tree.map(pick, on_true, on_false)
 
 
+def match_keys(key: jax.Array, batch: int) -> jax.Array:
+    """One key per match of a batch, for one use.
+
+    A threefry key (the default kind) is a keyed hash: distinct keys give independent streams, the
+    use Random123, where Threefry comes from, makes of its key as a stream id. So match i gets the
+    given key with i mixed into its second word, which costs no hash; `split` costs one hash per
+    match, on a CPU as much as a whole step of a small game. Keys of other kinds, and raw (legacy
+    `PRNGKey`) keys, are split.
+    """
+    typed = jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+    if not typed or str(jax.random.key_impl(key)) != "threefry2x32":
+        return jax.random.split(key, batch)
+    words = jax.random.key_data(key)
+    index = jnp.arange(batch, dtype=jnp.uint32)
+    return jax.random.wrap_key_data(
+        jnp.stack([jnp.broadcast_to(words[0], (batch,)), words[1] ^ index], axis=1), impl="threefry2x32"
+    )
+
+
 def reset_batch(env: Env, key: jax.Array, params: Any, batch: int) -> tuple[Any, Any]:
     """(obs, state) for `batch` fresh matches."""
-    return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, batch), params)
+    return jax.vmap(env.reset, in_axes=(0, None))(match_keys(key, batch), params)
 
 
 Policy = Callable[[jax.Array, Any, Any], jax.Array]
@@ -59,8 +78,8 @@ def rollout(
     ) -> tuple[tuple[jax.Array, Any, Any], tuple[jax.Array, jax.Array]]:
         key, obs, state = carry
         key, act_key, step_key, reset_key = jax.random.split(key, 4)
-        actions = jax.vmap(act)(jax.random.split(act_key, batch), obs, state)
-        step = jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(step_key, batch), state, actions, params)
+        actions = jax.vmap(act)(match_keys(act_key, batch), obs, state)
+        step = jax.vmap(env.step, in_axes=(0, 0, 0, None))(match_keys(step_key, batch), state, actions, params)
         following = (step.obs if policy is not None else None, step.state)
 
         def reset_finished(current: tuple[Any, Any]) -> Any:

@@ -21,6 +21,7 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.fair_draws import uniform_indices
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -388,8 +389,7 @@ class AdaSocietyEnv:
         """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
         mask = self.legal_mask(state, params)
-        count = mask.sum(axis=1)
-        pick = jax.random.randint(key, (self.num_agents,), 0, jnp.maximum(count, 1))
+        pick = uniform_indices(key, jnp.maximum(mask.sum(axis=1), 1))
         return jnp.argmax(jnp.cumsum(mask, axis=1) > pick[:, None], axis=1).astype(jnp.int32)
 
 
