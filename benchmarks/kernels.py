@@ -10,7 +10,12 @@ env step is one move, and the two random players end matches after different num
 engine's rate is its moves/s divided by the kernel's moves per match; elsewhere a match has the
 same shape on both sides (fixed rounds, one sealed round, 120 steps) and is compared as it is.
 
+The engine and the kernel are timed in interleaved rounds (a slice of engine time, then one
+rollout at each batch), and each ratio is the median of the rounds' ratios, so both sides of a
+ratio are measured under the same load on a shared machine.
+
     python benchmarks/kernels.py [--games split_100 company_car …] [--engine-seconds 2] [--batches 1 64 4096]
+                                 [--rounds 5]
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 
 import jax
 
@@ -49,38 +55,49 @@ def random_move(match: Match, player: str, rng: random.Random) -> None:
     match.play_default(player, "benchmark: no legal payload found")
 
 
-def engine_matches_per_second(registry: Registry, game_id: str, seconds: float) -> tuple[float, float]:
-    """(matches/s, actions/s) of the engine under random legal play."""
-    game = registry.game(game_id).cls
-    players = [f"p{i}" for i in range(game.spec.roles.min_players)]
-    rng = random.Random(0)
-    matches = actions = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        match = Match(game, players, seed=matches)
-        while not match.finished:
-            for player in match.acting():
-                if not match.finished:
-                    random_move(match, player, rng)
-                    actions += 1
-        matches += 1
-    elapsed = time.perf_counter() - started
-    return matches / elapsed, actions / elapsed
+class Engine:
+    """The engine under random legal play, timed in slices between the kernel's timings."""
 
+    def __init__(self, registry: Registry, game_id: str) -> None:
+        self.game = registry.game(game_id).cls
+        self.players = [f"p{i}" for i in range(self.game.spec.roles.min_players)]
+        self.rng = random.Random(0)
+        self.matches = self.actions = 0
 
-def kernel_rates(registry: Registry, game_id: str, batch: int, repeats: int = 3) -> tuple[float, float]:
-    """(matches/s, env-steps/s) of the kernel's random rollout at `batch` (median of `repeats`)."""
-    env, params = kernel_for(registry, game_id)
-    steps = max(100, min(2000, 2_000_000 // batch))
-    _, state = reset_batch(env, jax.random.key(0), params, batch)
-    jax.block_until_ready(rollout(env, params, jax.random.key(1), state, steps))  # compile
-    timings = []
-    for repeat in range(repeats):
+    def run(self, seconds: float) -> tuple[int, int, float]:
+        """Play whole matches for about `seconds`; (matches, actions, seconds taken)."""
+        matches = actions = 0
         started = time.perf_counter()
-        _, _, episodes = jax.block_until_ready(rollout(env, params, jax.random.key(2 + repeat), state, steps))
-        timings.append((time.perf_counter() - started, int(episodes)))
-    seconds, episodes = statistics.median(t for t, _ in timings), statistics.median(e for _, e in timings)
-    return episodes / seconds, batch * steps / seconds
+        while time.perf_counter() - started < seconds:
+            match = Match(self.game, self.players, seed=self.matches + matches)
+            while not match.finished:
+                for player in match.acting():
+                    if not match.finished:
+                        random_move(match, player, self.rng)
+                        actions += 1
+            matches += 1
+        self.matches, self.actions = self.matches + matches, self.actions + actions
+        return matches, actions, time.perf_counter() - started
+
+
+class Kernel:
+    """The kernel's random rollout at one batch size, compiled once, timed one rollout at a time."""
+
+    def __init__(self, registry: Registry, game_id: str, batch: int) -> None:
+        self.env, self.params = kernel_for(registry, game_id)
+        self.batch = batch
+        self.steps = max(100, min(2000, 2_000_000 // batch))
+        _, self.state = reset_batch(self.env, jax.random.key(0), self.params, batch)
+        jax.block_until_ready(self._rollout(jax.random.key(1)))  # compile
+
+    def _rollout(self, key: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
+        return rollout(self.env, self.params, key, self.state, self.steps)
+
+    def run(self, seed: int) -> tuple[int, int, float]:
+        """One timed rollout; (episodes finished, env-steps, seconds)."""
+        started = time.perf_counter()
+        _, _, episodes = jax.block_until_ready(self._rollout(jax.random.key(seed)))
+        return int(episodes), self.batch * self.steps, time.perf_counter() - started
 
 
 def moves_per_match(env: object, kernel_steps_per_match: float, engine_moves_per_match: float) -> float:
@@ -88,27 +105,44 @@ def moves_per_match(env: object, kernel_steps_per_match: float, engine_moves_per
     return kernel_steps_per_match if hasattr(env, "current_player") else engine_moves_per_match
 
 
+def compare(registry: Registry, game_id: str, batches: list[int], engine_seconds: float, rounds: int) -> None:
+    """Time the engine and the kernel at every batch in `rounds` interleaved rounds, and print each
+    batch's medians and its median ratio over the rounds (a ratio of two timings taken side by side)."""
+    engine = Engine(registry, game_id)
+    kernels = [Kernel(registry, game_id, batch) for batch in batches]
+    samples: list[tuple[tuple[int, int, float], list[tuple[int, int, float]]]] = []
+    for round_index in range(rounds):
+        engine_sample = engine.run(engine_seconds / rounds)
+        samples.append((engine_sample, [kernel.run(2 + round_index) for kernel in kernels]))
+    engine_moves = engine.actions / engine.matches
+    print(
+        f"\n{game_id}: engine {statistics.median(m / s for (m, _, s), _ in samples):,.0f} matches/s "
+        f"({statistics.median(a / s for (_, a, s), _ in samples):,.0f} moves/s, {engine_moves:.1f} moves/match)"
+    )
+    print(f"{'batch':>7} {'kernel matches/s':>17} {'env-steps/s':>14} {'moves/match':>12} {'x engine':>10}")
+    for index, kernel in enumerate(kernels):
+        runs = [(engine_sample, kernel_samples[index]) for engine_sample, kernel_samples in samples]
+        episodes = sum(e for _, (e, _, _) in runs)
+        steps = sum(n for _, (_, n, _) in runs)
+        moves = moves_per_match(kernel.env, steps / max(episodes, 1), engine_moves)
+        ratios = [(e / k_s) / (a / e_s / moves) for (_, a, e_s), (e, _, k_s) in runs]
+        matches_s = statistics.median(e / k_s for _, (e, _, k_s) in runs)
+        steps_s = statistics.median(n / k_s for _, (_, n, k_s) in runs)
+        ratio = statistics.median(ratios)
+        print(f"{kernel.batch:>7,} {matches_s:>17,.0f} {steps_s:>14,.0f} {moves:>12.1f} {ratio:>9,.0f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     registry = Registry()
     parser.add_argument("--games", nargs="*", default=sorted(kernel_games(registry)))
-    parser.add_argument("--engine-seconds", type=float, default=2.0)
+    parser.add_argument("--engine-seconds", type=float, default=2.0, help="engine time per game, over all rounds")
     parser.add_argument("--batches", type=int, nargs="*", default=list(BATCHES))
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved engine/kernel rounds per game")
     args = parser.parse_args()
     print(f"devices: {jax.devices()}")
     for game_id in args.games:
-        engine_matches, engine_actions = engine_matches_per_second(registry, game_id, args.engine_seconds)
-        env, _ = kernel_for(registry, game_id)
-        print(
-            f"\n{game_id}: engine {engine_matches:,.0f} matches/s ({engine_actions:,.0f} moves/s, "
-            f"{engine_actions / engine_matches:.1f} moves/match)"
-        )
-        print(f"{'batch':>7} {'kernel matches/s':>17} {'env-steps/s':>14} {'moves/match':>12} {'x engine':>10}")
-        for batch in args.batches:
-            matches, steps = kernel_rates(registry, game_id, batch)
-            moves = moves_per_match(env, steps / matches, engine_actions / engine_matches)
-            ratio = matches / (engine_actions / moves)
-            print(f"{batch:>7,} {matches:>17,.0f} {steps:>14,.0f} {moves:>12.1f} {ratio:>9,.0f}x")
+        compare(registry, game_id, args.batches, args.engine_seconds, args.rounds)
 
 
 if __name__ == "__main__":
