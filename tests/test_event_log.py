@@ -65,6 +65,8 @@ def test_a_player_reads_only_what_is_shown_to_it() -> None:
     assert [e.seq for e in log.visible_for("c")] == [2, 3]
     assert [e.seq for e in log.visible_for(None)] == [1, 2, 3]
     assert [e.seq for e in log.visible_for("c", since=2)] == [3]
+    assert [e.seq for e in log.visible_for(None, since=-2)] == [2, 3]  # as a list's [since:] reads
+    assert log.visible_for("a", since=7) == []
 
 
 def test_what_a_change_returns_keeps_its_length_as_the_log_grows() -> None:

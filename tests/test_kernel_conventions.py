@@ -122,6 +122,10 @@ def test_fair_draws_cover_their_range_evenly() -> None:
 
     flips = np.asarray(coin_flips(jax.random.key(0), 100_000))
     assert set(np.unique(flips)) == {0, 1} and abs(flips.mean() - 0.5) < 0.01
+    # the flips of one call come from the bits of one word: every pattern of six is equally likely
+    patterns = np.asarray(jax.vmap(lambda key: coin_flips(key, 6))(jax.random.split(jax.random.key(2), 64_000)))
+    seen = np.bincount(patterns @ (1 << np.arange(6)), minlength=64)
+    assert len(seen) == 64 and seen.min() > 0.85 * seen.mean(), (seen.min(), seen.mean())
     counts = jnp.array([1, 2, 3, 7, 101] * 20_000, jnp.int32)
     picks = np.asarray(uniform_indices(jax.random.key(1), counts))
     assert (picks >= 0).all() and (picks < np.asarray(counts)).all()

@@ -185,10 +185,11 @@ class EventLog(_Events):
 
     def visible_for(self, player_id: str | None, since: int = 0) -> list[Event]:
         """Events after index `since` that `player_id` may see (None: all); hidden ones are never made."""
+        start, stop, _ = slice(since, None).indices(len(self._codes))  # as `events[since:]` reads
         if player_id is None or not self._visible:
-            return self._span(since, len(self._codes))
+            return self._span(start, stop)
         hidden = self._visible
-        return self._read([i for i in range(since, len(self._codes)) if i not in hidden or player_id in hidden[i]])
+        return self._read([i for i in range(start, stop) if i not in hidden or player_id in hidden[i]])
 
     def _span(self, start: int, stop: int) -> list[Event]:
         """Events `start` to `stop`, kept for the next reader while the match runs (at most the last

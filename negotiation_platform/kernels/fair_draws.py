@@ -13,8 +13,11 @@ import jax.numpy as jnp
 
 
 def coin_flips(key: jax.Array, count: int) -> jax.Array:
-    """int32[count] of fair 0/1 draws from one call (the low bit of each word is exactly fair)."""
-    return (jax.random.bits(key, (count,)) & 1).astype(jnp.int32)
+    """int32[count] of fair 0/1 draws from one call: every bit of a generated word is a fair flip, so
+    32 flips take one word (a word costs half a threefry hash, and a match's flips are few)."""
+    words = jax.random.bits(key, (-(-count // 32),))
+    shifts = jnp.arange(count, dtype=jnp.uint32)
+    return ((words[shifts // 32] >> (shifts % 32)) & 1).astype(jnp.int32)
 
 
 def uniform_indices(key: jax.Array, counts: jax.Array) -> jax.Array:
