@@ -14,7 +14,7 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from negotiation_platform.kernels import kernel_games, make, rollout  # noqa: E402
-from negotiation_platform.kernels.rollout import reset_batch  # noqa: E402
+from negotiation_platform.kernels.rollout import match_keys, reset_batch  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
 
 GAMES = sorted(kernel_games(Registry()))
@@ -132,3 +132,16 @@ def test_fair_draws_cover_their_range_evenly() -> None:
     for count in (2, 3, 7, 101):
         seen = np.bincount(picks[np.asarray(counts) == count], minlength=count)
         assert len(seen) == count and seen.min() > 0.7 * seen.mean(), (count, seen.min(), seen.mean())
+
+
+def test_each_match_gets_its_own_stream_without_a_split() -> None:
+    keys = match_keys(jax.random.key(7), 4096)
+    assert len({tuple(words) for words in np.asarray(jax.random.key_data(keys)).tolist()}) == 4096
+    words = np.asarray(jax.vmap(lambda key: jax.random.bits(key, (2,)))(keys), np.uint64)
+    bits = (words[:, :, None] >> np.arange(32, dtype=np.uint64)) & 1  # [match, word, bit]
+    assert np.abs(bits.mean(axis=0) - 0.5).max() < 0.04  # every bit fair across matches
+    same = bits[:-1] == bits[1:]  # neighbouring matches (keys one apart) draw unrelated bits
+    assert np.abs(same.mean(axis=0) - 0.5).max() < 0.04
+    assert bool(jnp.all(jax.random.key_data(match_keys(jax.random.key(7), 4)) == jax.random.key_data(keys[:4])))
+    legacy = jax.random.PRNGKey(7)  # raw keys are split, as before
+    assert bool(jnp.all(match_keys(legacy, 8) == jax.random.split(legacy, 8)))

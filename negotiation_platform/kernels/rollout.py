@@ -37,14 +37,15 @@ def match_keys(key: jax.Array, batch: int) -> jax.Array:
     match, on a CPU as much as a whole step of a small game. Keys of other kinds, and raw (legacy
     `PRNGKey`) keys, are split.
     """
-    typed = jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key)
+    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
     if not typed or str(jax.random.key_impl(key)) != "threefry2x32":
         return jax.random.split(key, batch)
     words = jax.random.key_data(key)
     index = jnp.arange(batch, dtype=jnp.uint32)
-    return jax.random.wrap_key_data(
+    keys: jax.Array = jax.random.wrap_key_data(
         jnp.stack([jnp.broadcast_to(words[0], (batch,)), words[1] ^ index], axis=1), impl="threefry2x32"
     )
+    return keys
 
 
 def reset_batch(env: Env, key: jax.Array, params: Any, batch: int) -> tuple[Any, Any]:
