@@ -4,6 +4,7 @@ and the readable form of pydantic's complaints, shared with config refusals."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -79,18 +80,11 @@ def _compile(model: type[BaseModel]) -> Validator:
 _PLAIN_TYPES = (int, float, str, bool)
 
 
+@cache
 def stored_fields(model: type[BaseModel]) -> tuple[str, ...] | None:
     """The keys, in order, of every payload `validate_payload` returns for `model`, when its values are
     always plain ints, floats, strings or bools (a log may then keep the values alone); else None."""
-    try:
-        return _stored_fields[model]
-    except KeyError:
-        fields = tuple(model.model_fields) if _dumps_as_stored(model) else None
-        _stored_fields[model] = fields
-        return fields
-
-
-_stored_fields: dict[type[BaseModel], tuple[str, ...] | None] = {}
+    return tuple(model.model_fields) if _dumps_as_stored(model) else None
 
 
 def _dumps_as_stored(model: type[BaseModel]) -> bool:

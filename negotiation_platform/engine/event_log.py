@@ -129,7 +129,7 @@ class EventLog(_Events):
         if code is None:
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
-                self._append(_CODE[EventKind.ACTION], actor, _action_record(kind, dict(payload)), visible_to)
+                self._append(_CODE[EventKind.ACTION], actor, action_record(kind, dict(payload)), visible_to)
                 return
             self._action_kinds.append(kind)
             self._action_codes[kind] = code
@@ -233,7 +233,7 @@ class EventLog(_Events):
                 action = action_kinds[code - _FIRST_ACTION]
                 fields = action[1]
                 kind = EventKind.ACTION
-                item = _action_record(action, item if fields is None else dict(zip(fields, item, strict=True)))
+                item = action_record(action, item if fields is None else dict(zip(fields, item, strict=True)))
             elif code < _ROUND_STARTED:
                 kind = _KINDS[code]
             elif code == _ROUND_STARTED:
@@ -275,8 +275,8 @@ class LogTail(_Events):
         return iter(self._log._span(self._start, self._stop))
 
 
-def _action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:
-    """An action event's data, as the engine has always logged it."""
+def action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:
+    """An action event's data, as the engine has always logged it (and a sealed phase reveals it)."""
     name, _, timed_out = kind
     record: dict[str, Any] = {"action_type": name, "payload": payload}
     if timed_out:

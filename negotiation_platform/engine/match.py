@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from negotiation_platform.engine.event_log import EventLog
+from negotiation_platform.engine.event_log import EventLog, action_record
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -385,9 +385,7 @@ class Match:
         fields = stored_fields(action.payload)
         if run.sealed:
             log.append_action(player, name, data, fields, (player,), timed_out=timed_out)
-            record: dict[str, Any] = {"action_type": name, "payload": dict(data)}
-            if timed_out:
-                record["timed_out"] = True
+            record = action_record((name, fields, timed_out), dict(data))
             run.submissions.setdefault(player, []).append(record)
         else:
             log.append_action(player, name, data, fields, timed_out=timed_out)
@@ -408,7 +406,7 @@ class Match:
 
     def _end_turn(self, run: PhaseRun, player: str) -> None:
         run.end_turn(player)
-        if run.alternating and run.seconds_per_turn is not None:  # without a turn clock the deadline stays None
+        if run.alternating:
             self._arm_deadline(run)
 
     def _arm_deadline(self, run: PhaseRun) -> None:
@@ -486,8 +484,7 @@ class Match:
             run.restart(order)
         self._run = run
         self._phase_name = phase.name
-        if run.seconds_per_turn is not None:
-            self._arm_deadline(run)
+        self._arm_deadline(run)
         self.game.begin_phase(phase.name)
         self.events.enter(self.round, phase.name)
         self._log(EventKind.PHASE_STARTED, None, opening)
