@@ -260,3 +260,18 @@ def test_the_games_generator_is_the_one_seeded_from_the_match_seed(monkeypatch: 
     low, high = auction.game.settings.value_low, auction.game.settings.value_high
     assert auction.game.game_data["values"] == {p: fresh.randint(low, high) for p in ["a", "b", "c"]}
     assert auction.game.rng.getstate() == fresh.getstate()
+
+
+def test_the_games_history_stamps_each_action_with_its_event_number_as_a_float() -> None:
+    """The stamps are shared float objects up to a bound and made afresh past it; either way they are
+    the action event's sequence number."""
+    from negotiation_platform.engine.match import logical_time
+
+    match = Match(Split100Game, ["a", "b"], seed=1)
+    match.submit("a", "propose", {"mine": 60})
+    match.submit("b", "propose", {"mine": 55})
+    actions = [e for e in match.events if e.kind is EventKind.ACTION]
+    stamps = [a.timestamp for a in match.game.actions_history]
+    assert stamps == [float(e.seq) for e in actions] and all(type(s) is float for s in stamps)
+    assert [logical_time(n) for n in (0, 7, 4095, 4096, 10**9)] == [0.0, 7.0, 4095.0, 4096.0, 1e9]
+    assert all(type(logical_time(n)) is float for n in (3, 10**9))

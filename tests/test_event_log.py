@@ -56,6 +56,29 @@ def test_events_read_back_with_their_round_phase_actor_and_data() -> None:
         log[8]
 
 
+def test_payloads_of_one_many_and_no_plain_values_read_back_the_same_before_and_after_the_end() -> None:
+    log = EventLog(PLAYERS)
+    log.append_round_started(1)
+    log.enter(1, "bid")
+    payloads = [
+        ("bid", {"amount": 0}, ("amount",)),
+        ("bid", {"amount": None}, ("amount",)),
+        ("offer", {"x": 0, "y": "", "z": False}, ("x", "y", "z")),
+        ("pass", {}, ()),
+        ("plan", {"items": [1, 2]}, None),
+    ]
+    for turn, (name, payload, fields) in enumerate(payloads):
+        log.append_action(PLAYERS[turn % 2], name, payload, fields)
+    running = list(log)
+    log.append_match_ended(GameResult("m", PLAYERS, None, {"a": 0.0, "b": 0.0}, 1, {}, True))
+
+    assert [e.data["payload"] for e in running[1:]] == [p for _, p, _ in payloads]
+    assert list(log)[:-1] == running  # sealing the log at the end changes nothing a reader sees
+    assert [e.round for e in log] == [1, 1, 1, 1, 1, 1, 1] and log[3].phase == "bid"
+    with pytest.raises(AttributeError):  # a finished match's log takes no more actions
+        log.append_action("a", "bid", {"amount": 1}, ("amount",))
+
+
 def test_a_player_reads_only_what_is_shown_to_it() -> None:
     log = EventLog(["a", "b", "c"])
     log.append_action("a", "bid", {"amount": 5}, ("amount",), ("a",))

@@ -5,13 +5,14 @@ So the log stores one byte of kind and one of actor per event, plus the event's 
 once, rather than per event, what the engine can rebuild: an event's round and phase (they change
 a few times per round), a round's number, the empty data of a phase's end, an action's
 `{"action_type", "payload"}` record around its payload (a payload of plain values is kept as a
-tuple of them, its field names once per kind of action), and the final result (the match's own
+tuple of them, or as its one value, its field names once per kind of action), and the final result (the match's own
 `GameResult`, which nobody changes after the end). Readers get ordinary `Event` tuples, made when
 they read; the same slice read twice gives equal events.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
@@ -35,6 +36,9 @@ _NOBODY = 255
 _new_event = tuple.__new__
 ActionKind = tuple[str, tuple[str, ...] | None, bool]
 """What an action's record is rebuilt from besides its payload: name, payload fields, timed out."""
+_shared_kinds: dict[ActionKind, ActionKind] = {}
+"""One tuple per action kind for all logs (each log would otherwise keep its own copies); the kinds
+come from games' specs, not from players, so there are few."""
 
 
 class _Events(Sequence[Event]):
@@ -68,22 +72,20 @@ class EventLog(_Events):
         "_players",
         "_recent",
         "_recent_start",
-        "_seats",
         "_visible",
     )
 
     def __init__(self, players: Sequence[str]) -> None:
         self._players = tuple(players)
-        self._seats: dict[str | None, int] = {player: seat for seat, player in enumerate(self._players)}
-        self._seats[None] = _NOBODY
         self._codes = bytearray()
         self._actors = bytearray()
         self._data: list[Any] = []
-        self._visible: dict[int, tuple[str, ...]] = {}
-        """Only the events not shown to everyone, by index."""
-        self._frame_starts: list[int] = [0]
-        """Index of the first event of each stretch of one round and phase, and (below) those."""
-        self._frame_rounds: list[int] = [0]
+        self._visible: dict[int, tuple[str, ...]] | None = None
+        """Only the events not shown to everyone, by index (None while there are none)."""
+        self._frame_starts: list[int] | array[int] = [0]
+        """Index of the first event of each stretch of one round and phase, and (below) those (arrays of
+        4-byte numbers once the match is over)."""
+        self._frame_rounds: list[int] | array[int] = [0]
         self._frame_phases: list[str | None] = [None]
         self._action_kinds: list[ActionKind] = []
         """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
@@ -123,17 +125,25 @@ class EventLog(_Events):
         timed_out: bool = False,
     ) -> None:
         """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
-        order and its values are plain: then only the values are kept, and `payload` is not held."""
+        order and its values are plain: then only the values are kept (a lone value as itself), and `payload`
+        is not held."""
         kind = (name, fields, timed_out)
         code = self._action_codes.get(kind)
         if code is None:
+            kind = _shared_kinds.setdefault(kind, kind)
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
                 self._append(_CODE[EventKind.ACTION], actor, action_record(kind, dict(payload)), visible_to)
                 return
             self._action_kinds.append(kind)
             self._action_codes[kind] = code
-        self._append(code, actor, payload if fields is None else tuple(payload.values()), visible_to)
+        if fields is None:
+            item: Any = payload
+        elif len(fields) == 1:
+            item = payload[fields[0]]
+        else:
+            item = tuple(payload.values())
+        self._append(code, actor, item, visible_to)
 
     def append_round_started(self, round_number: int) -> None:
         self.enter(round_number, None)
@@ -144,13 +154,25 @@ class EventLog(_Events):
 
     def append_match_ended(self, result: GameResult) -> None:
         self._append(_MATCH_ENDED, None, result, None)
-        self._recent = None  # a finished match keeps only its compact log
+        self._seal()
+
+    def _seal(self) -> None:
+        """Keep only what reading needs: a finished match's log is held long after its last write (a store,
+        a tournament, a served arena's finished matches), so write-side tables and spare capacity go."""
+        self._recent = None
+        del self._action_codes  # a sealed log takes no more writes
+        self._data = self._data[:]  # a copy is allocated to size; the appended list kept room to grow
+        self._frame_starts = array("I", self._frame_starts)
+        self._frame_rounds = array("I", self._frame_rounds)
+        self._frame_phases = self._frame_phases[:]
 
     def _append(self, code: int, actor: str | None, data: Any, visible_to: tuple[str, ...] | None) -> None:
         if visible_to is not None:
+            if self._visible is None:
+                self._visible = {}
             self._visible[len(self._codes)] = visible_to
         self._codes.append(code)
-        self._actors.append(self._seats[actor])
+        self._actors.append(_NOBODY if actor is None else self._players.index(actor))
         self._data.append(data)
 
     # --- reading -------------------------------------------------------------------------
@@ -233,7 +255,13 @@ class EventLog(_Events):
                 action = action_kinds[code - _FIRST_ACTION]
                 fields = action[1]
                 kind = EventKind.ACTION
-                item = action_record(action, item if fields is None else dict(zip(fields, item, strict=True)))
+                if fields is None:
+                    payload = item
+                elif len(fields) == 1:
+                    payload = {fields[0]: item}
+                else:
+                    payload = dict(zip(fields, item, strict=True))
+                item = action_record(action, payload)
             elif code < _ROUND_STARTED:
                 kind = _KINDS[code]
             elif code == _ROUND_STARTED:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from negotiation_platform.engine.event_log import EventLog, action_record
@@ -50,7 +49,7 @@ class Match:
         self.seed = seed
         self.players = list(players)
         self._clock = clock
-        self.game = game_cls(game_id=match_id, config=config, rng=partial(game_rng, seed))
+        self.game = game_cls(game_id=match_id, config=config, rng=_GameRngMaker(seed))
         self.spec = self.game.spec
         self._rng = orders_rng(seed) if _draws_orders(self.spec) else None
         """Made only for specs whose turn orders are drawn: seeding a generator costs several µs, and its
@@ -389,13 +388,12 @@ class Match:
             run.submissions.setdefault(player, []).append(record)
         else:
             log.append_action(player, name, data, fields, timed_out=timed_out)
-        seq = len(log)
         if action.max_per_player is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1
         # a payload the log keeps as values alone is the game's own; any other is shared with the log
         game_data = data if fields is not None else dict(data)
-        self.game.process_action(PlayerAction(player, name, game_data, float(seq), self.round))
+        self.game.process_action(PlayerAction(player, name, game_data, logical_time(len(log)), self.round))
         self._drain_notices()
         if action.ends_turn or run.actions_per_turn == 1:
             self._end_turn(run, player)
@@ -531,7 +529,35 @@ class Match:
         self.result = self.game.get_result()
         self._drain_notices()
         self.events.append_match_ended(self.result)
-        self._runs, self._openings = {}, {}  # turn book-keeping: a finished match keeps its log and result
+        # turn book-keeping: a finished match keeps its log and result
+        self._run, self._runs, self._openings = None, {}, {}
+
+
+_SHARED_TIMES = 4096
+_times: list[float] = []
+
+
+def logical_time(seq: int) -> float:
+    """`float(seq)`, one object per value for all matches (the first `_SHARED_TIMES`): a finished match
+    keeps one per action in its game's `actions_history`, and a float is 24 bytes."""
+    if seq >= len(_times):
+        if seq >= _SHARED_TIMES:
+            return float(seq)
+        _times.extend(map(float, range(len(_times), seq + 1)))
+    return _times[seq]
+
+
+class _GameRngMaker:
+    """Makes the game's generator when the game first draws (a `partial` of `game_rng`, in a third of
+    the memory a finished match would keep)."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self) -> random.Random:
+        return game_rng(self.seed)
 
 
 def game_rng(seed: int) -> random.Random:
