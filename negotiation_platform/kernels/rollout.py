@@ -15,6 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from negotiation_platform.kernels import threefry
 from negotiation_platform.kernels.env import Env
 
 
@@ -78,7 +79,7 @@ def rollout(
         carry: tuple[jax.Array, Any, Any], _: None
     ) -> tuple[tuple[jax.Array, Any, Any], tuple[jax.Array, jax.Array]]:
         key, obs, state = carry
-        key, act_key, step_key, reset_key = jax.random.split(key, 4)
+        key, act_key, step_key, reset_key = threefry.split(key, 4)
         actions = jax.vmap(act)(match_keys(act_key, batch), obs, state)
         step = jax.vmap(env.step, in_axes=(0, 0, 0, None))(match_keys(step_key, batch), state, actions, params)
         following = (step.obs if policy is not None else None, step.state)

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.utilities import split_100_utilities
 
@@ -129,6 +129,6 @@ class Split100Env:
         actor = state.turn % 2
         accept_ok = (state.standing_by == 1 - actor).astype(jnp.int32)
         legal_count = self.total + 2 + accept_ok
-        index = jnp.floor(jax.random.uniform(key) * legal_count).astype(jnp.int32)
+        index = jnp.floor(threefry.uniform(key) * legal_count).astype(jnp.int32)
         code = jnp.where(index <= self.total, index, jnp.where(index == self.total + 1, self.total + 2, self.total + 1))
         return jnp.broadcast_to(code, (2,)).astype(jnp.int32)

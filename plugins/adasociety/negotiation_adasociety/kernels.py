@@ -19,7 +19,7 @@ import numpy as np
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
 from negotiation_adasociety.world import DIRECTIONS, Rules
-from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import uniform_indices
 
@@ -130,12 +130,10 @@ class AdaSocietyEnv:
 
     def draws(self, key: jax.Array, params: Params) -> Draws:
         """Distinct cells for the piles, for the events and for the players, drawn independently."""
-        keys = jax.random.split(key, 3)
+        keys = threefry.split(key, 3)
         cells = self.size * self.size
         counts = (params.pile_resource.shape[0], params.event_recipe.shape[0], self.num_agents)
-        return Draws(
-            *(jax.random.permutation(k, cells)[:n].astype(jnp.int32) for k, n in zip(keys, counts, strict=True))
-        )
+        return Draws(*(threefry.permutation(k, cells)[:n].astype(jnp.int32) for k, n in zip(keys, counts, strict=True)))
 
     def init_state(self, params: Params, draws: Draws) -> State:
         cells, n = self.size * self.size, self.num_agents
@@ -206,7 +204,7 @@ class AdaSocietyEnv:
     # --- one step -------------------------------------------------------------------------------
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
-        priority = jax.random.permutation(key, self.num_agents).astype(jnp.int32)
+        priority = threefry.permutation(key, self.num_agents).astype(jnp.int32)
         return self.transition(state, actions, priority, params)
 
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:

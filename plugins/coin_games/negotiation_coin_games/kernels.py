@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 
@@ -89,7 +89,7 @@ class CoinEnv:
         return (first_starter + jnp.arange(self.rounds)) % 2
 
     def draws(self, key: jax.Array, params: None) -> Draws:
-        first_key, round_key = jax.random.split(key)
+        first_key, round_key = threefry.split(key)
         first = coin_flips(first_key, 1)[0]
         stock, values, hands = self.draw_rounds(round_key, self.starters(first))
         return Draws(first, stock, values, hands)
@@ -146,7 +146,7 @@ class CoinEnv:
 
     def sample_actions(self, key: jax.Array, state: State, params: None) -> jax.Array:
         stock = state.draws.stock[jnp.minimum(state.round, self.rounds - 1)]
-        draws = jax.random.uniform(key, (2, self.items))
+        draws = threefry.uniform(key, (2, self.items))
         return jnp.floor(draws * (stock + 1)).astype(jnp.int32)
 
 
@@ -163,7 +163,7 @@ class TrustAndSplitEnv(CoinEnv):
     game_id = "trust_and_split"
 
     def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-        first_key, offset_key = jax.random.split(key)
+        first_key, offset_key = threefry.split(key)
         first_hand = uniform_indices(first_key, jnp.full(self.rounds, 3))
         if self.config.hands == "alternating":  # the starter wins: its hand beats the other's
             winner_hand, loser_hand = first_hand, (first_hand + 2) % 3
@@ -220,9 +220,9 @@ class DealOrNoDealEnv(CoinEnv):
         self._counts, self._pairs, self._sizes = jnp.asarray(counts), jnp.asarray(pairs), jnp.asarray(sizes)
 
     def draw_rounds(self, key: jax.Array, starters: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-        stock_key, pair_key = jax.random.split(key)
+        stock_key, pair_key = threefry.split(key)
         which = uniform_indices(stock_key, jnp.full(self.rounds, self._counts.shape[0]))
-        pick = jnp.floor(jax.random.uniform(pair_key, (self.rounds,)) * self._sizes[which]).astype(jnp.int32)
+        pick = jnp.floor(threefry.uniform(pair_key, (self.rounds,)) * self._sizes[which]).astype(jnp.int32)
         return self._counts[which], self._pairs[which, pick], jnp.zeros((self.rounds, 2), jnp.int32)
 
     def max_claim(self) -> float:

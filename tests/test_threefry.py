@@ -1,0 +1,54 @@
+"""The kernels' fused Threefry gives exactly JAX's random streams, so switching to it changed no draw."""
+
+from __future__ import annotations
+
+import jax
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from negotiation_platform.kernels import threefry
+
+SHAPES = [(), (1,), (5,), (2, 3), (3, 4, 5), (64,)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_bits_uniform_split_and_permutation_equal_jax_random(seed: int) -> None:
+    key = jax.random.key(seed)
+    for shape in SHAPES:
+        assert (threefry.bits(key, shape) == jax.random.bits(key, shape)).all()
+        assert (threefry.uniform(key, shape) == jax.random.uniform(key, shape)).all()
+    for count in (1, 2, 4, 7):
+        split = threefry.split(key, count)
+        assert (jax.random.key_data(split) == jax.random.key_data(jax.random.split(key, count))).all()
+    for count in (1, 4, 49):
+        assert (threefry.permutation(key, count) == jax.random.permutation(key, count)).all()
+
+
+def test_the_streams_agree_under_jit_and_vmap() -> None:
+    keys = jax.random.split(jax.random.key(3), 16)
+    fused = jax.jit(jax.vmap(lambda k: threefry.bits(k, (3,))))(keys)
+    assert (fused == jax.vmap(lambda k: jax.random.bits(k, (3,)))(keys)).all()
+    assert len({tuple(row.tolist()) for row in fused}) == 16  # each key its own stream
+
+
+@pytest.mark.parametrize(
+    "make_key",
+    [
+        lambda: jax.random.PRNGKey(5),  # a raw (legacy) key
+        lambda: jax.random.key(5, impl="rbg"),
+    ],
+    ids=["raw key", "rbg key"],
+)
+def test_other_keys_are_drawn_by_jax_random_itself(make_key: object) -> None:
+    key = make_key()  # type: ignore[operator]
+    assert (threefry.bits(key, (4,)) == jax.random.bits(key, (4,))).all()
+    assert (threefry.uniform(key, (4,)) == jax.random.uniform(key, (4,))).all()
+
+
+def test_with_the_partitionable_flag_off_jax_random_is_asked() -> None:
+    key = jax.random.key(9)
+    with jax.threefry_partitionable(False):
+        assert (threefry.bits(key, (6,)) == jax.random.bits(key, (6,))).all()
+        assert (jax.random.key_data(threefry.split(key, 3)) == jax.random.key_data(jax.random.split(key, 3))).all()
