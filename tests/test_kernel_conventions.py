@@ -134,6 +134,18 @@ def test_fair_draws_cover_their_range_evenly() -> None:
         assert len(seen) == count and seen.min() > 0.7 * seen.mean(), (count, seen.min(), seen.mean())
 
 
+def test_uniform_orders_are_every_order_equally_often() -> None:
+    from negotiation_platform.kernels.fair_draws import uniform_order
+
+    keys = jax.random.split(jax.random.key(5), 48_000)
+    orders = np.asarray(jax.jit(jax.vmap(lambda key: uniform_order(key, 4)))(keys))
+    assert (np.sort(orders, axis=1) == np.arange(4)).all()
+    seen = np.unique(orders @ (4 ** np.arange(4)), return_counts=True)[1]
+    assert len(seen) == 24 and seen.min() > 0.85 * seen.mean(), (seen.min(), seen.mean())
+    assert sorted(np.asarray(uniform_order(jax.random.key(1), 9)).tolist()) == list(range(9))  # shuffled by sorting
+    assert np.asarray(uniform_order(jax.random.key(1), 1)).tolist() == [0]
+
+
 def test_each_match_gets_its_own_stream_without_a_split() -> None:
     keys = match_keys(jax.random.key(7), 4096)
     assert len({tuple(words) for words in np.asarray(jax.random.key_data(keys)).tolist()}) == 4096

@@ -52,3 +52,34 @@ def test_with_the_partitionable_flag_off_jax_random_is_asked() -> None:
     with jax.threefry_partitionable(False):
         assert (threefry.bits(key, (6,)) == jax.random.bits(key, (6,))).all()
         assert (jax.random.key_data(threefry.split(key, 3)) == jax.random.key_data(jax.random.split(key, 3))).all()
+
+
+def test_words_use_both_halves_of_a_block_and_both_are_fair_and_unrelated() -> None:
+    import numpy as np
+
+    keys = jax.random.split(jax.random.key(11), 4096)
+    pairs = np.asarray(jax.vmap(lambda k: threefry.words(k, (2,)))(keys), np.uint64)
+    bits = (pairs[:, :, None] >> np.arange(32, dtype=np.uint64)) & 1  # [match, half, bit]
+    assert np.abs(bits.mean(axis=0) - 0.5).max() < 0.04
+    assert np.abs((bits[:, 0] == bits[:, 1]).mean(axis=0) - 0.5).max() < 0.04  # the halves are unrelated
+    five = threefry.words(jax.random.key(3), (5,))
+    assert five.shape == (5,) and len(set(five.tolist())) == 5
+    assert threefry.words(jax.random.key(3), (2, 2)).shape == (2, 2)
+    assert (threefry.words(jax.random.key(3), (4,))[:2] == threefry.words(jax.random.key(3), (3,))[:2]).all()
+    legacy = jax.random.PRNGKey(4)
+    assert (threefry.words(legacy, (3,)) == jax.random.bits(legacy, (3,))).all()
+
+
+@pytest.mark.parametrize("rounds", [5, 40], ids=["picked from a table", "a power"])
+def test_round_factor_is_the_power_of_the_round(rounds: int) -> None:
+    import jax.numpy as jnp
+
+    from negotiation_platform.kernels.utilities import decayed, round_factor
+
+    base = jnp.array([0.985, 0.5], jnp.float32)
+    numbers = jnp.arange(1, rounds + 2)
+    factors = jax.vmap(lambda n: round_factor(base, n, rounds))(numbers)
+    expected = base[None, :] ** (numbers[:, None] - 1).astype(jnp.float32)
+    assert jnp.allclose(factors, expected, rtol=1e-6, atol=0)
+    batna = jax.vmap(lambda n: decayed(jnp.float32(41000), jnp.float32(0.015), n, rounds))(numbers)
+    assert jnp.allclose(batna, 41000 * 0.985 ** (numbers - 1.0), rtol=1e-5)

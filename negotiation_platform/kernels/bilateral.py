@@ -22,6 +22,7 @@ from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+from negotiation_platform.kernels.utilities import round_factor
 
 
 class Params(NamedTuple):
@@ -162,7 +163,7 @@ class OutcomeBargainingEnv:
         seats = jnp.arange(2)
         roles = self.roles(state)
         scale = jnp.maximum(jnp.abs(params.utilities).max(), 1.0)
-        batna = params.batna[roles] * (1 - params.decay[roles]) ** (state.round - 1)
+        batna = params.batna[roles] * self._decay_at(params, state.round)[roles]
         standing = state.offer[1 - seats]
         offered = params.utilities[jnp.maximum(standing, 0), roles]
         features = jnp.stack(
@@ -213,9 +214,13 @@ class OutcomeBargainingEnv:
         """f32[2]: the agreed outcome's utility for each seat's role; without a deal 0 or the decayed BATNA."""
         roles = self.roles(state)
         agreed = params.utilities[jnp.maximum(state.outcome, 0), roles]
-        fallback = params.batna[roles] * (1 - params.decay[roles]) ** (state.end_round - 1)
+        fallback = params.batna[roles] * self._decay_at(params, state.end_round)[roles]
         no_deal = fallback if self.batna_without_deal else jnp.zeros(2)
         return jnp.where(state.agreed, agreed, no_deal)
+
+    def _decay_at(self, params: Params, round_number: jax.Array) -> jax.Array:
+        """f32[2] by role: (1 − decay) ** (round − 1) (see `utilities.round_factor`)."""
+        return round_factor(1 - params.decay, round_number, self.rounds)
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """Uniform over the mover's legal codes: the proposals (when open) come first, then accept (when

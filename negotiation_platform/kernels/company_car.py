@@ -148,8 +148,8 @@ class CompanyCarEnv:
         is_buyer = state.buyer_seat == seats
         batna = jnp.where(
             is_buyer,
-            decayed(params.buyer_batna, params.buyer_decay, state.round),
-            decayed(params.seller_batna, params.seller_decay, state.round),
+            decayed(params.buyer_batna, params.buyer_decay, state.round, self.rounds),
+            decayed(params.seller_batna, params.seller_decay, state.round, self.rounds),
         )
         features = jnp.stack(
             [
@@ -202,6 +202,7 @@ class CompanyCarEnv:
             params.seller_batna,
             params.buyer_decay,
             params.seller_decay,
+            self.rounds,
         )
         rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
         return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})

@@ -71,6 +71,17 @@ def bits(key: jax.Array, shape: Sequence[int] = ()) -> jax.Array:
     return high ^ low
 
 
+def words(key: jax.Array, shape: Sequence[int] = ()) -> jax.Array:
+    """uint32 words of `shape` from half as many hashes as `bits` takes: both 32-bit halves of each
+    Threefry block are used (each half of a keyed hash is a uniform word). Not `jax.random`'s stream;
+    for draws that need only be fair and fresh (random moves, a new match's draws)."""
+    if not _fast(key):
+        return jax.random.bits(key, tuple(shape))
+    count = int(np.prod(shape))
+    high, low = _hash_counters(key, (-(-count // 2),))
+    return jnp.concatenate([high, low])[:count].reshape(tuple(shape))
+
+
 def split(key: jax.Array, num: int = 2) -> jax.Array:
     """`num` new keys: `jax.random.split(key, num)`."""
     if not _fast(key):

@@ -11,9 +11,33 @@ import jax
 import jax.numpy as jnp
 
 
-def decayed(batna: jax.Array, decay: jax.Array, round_number: jax.Array) -> jax.Array:
-    """batna × (1 − decay) ** (round − 1)."""
-    return batna * (1.0 - decay) ** (round_number - 1)
+def decayed(batna: jax.Array, decay: jax.Array, round_number: jax.Array, rounds: int | None = None) -> jax.Array:
+    """batna × (1 − decay) ** (round − 1); with `rounds`, the factor comes from `round_factor`."""
+    if rounds is None:
+        return batna * (1.0 - decay) ** (round_number - 1)
+    return batna * round_factor(1.0 - decay, round_number, rounds)
+
+
+_PICKED_ROUNDS = 16
+"""Up to this many rounds, `round_factor` picks from a table; beyond, it takes the power."""
+
+
+def round_factor(base: jax.Array, round_number: jax.Array, rounds: int) -> jax.Array:
+    """base ** (round − 1), for rounds 1 to rounds + 1 (the state after the last).
+
+    A float power per match and step was the costliest operation of a bargaining kernel's step on a
+    CPU. A kernel's base is a parameter, the same for every match of a batch, so under `vmap` the
+    table of its powers is made once per step; each match picks its round's entry with a chain of
+    selects, which XLA fuses (a gather from the table measured slower than the power itself).
+    """
+    if rounds > _PICKED_ROUNDS:
+        return jnp.asarray(base, jnp.float32) ** (round_number - 1)
+    table = jnp.asarray(base, jnp.float32)[..., None] ** jnp.arange(rounds + 1, dtype=jnp.float32)
+    exponent = jnp.clip(round_number - 1, 0, rounds)
+    factor = table[..., 0]
+    for power in range(1, rounds + 1):
+        factor = jnp.where(exponent == power, table[..., power], factor)
+    return factor
 
 
 def split_100_utilities(
@@ -34,10 +58,12 @@ def company_car_utilities(
     seller_batna: jax.Array,
     buyer_decay: jax.Array,
     seller_decay: jax.Array,
+    rounds: int | None = None,
 ) -> jax.Array:
-    """[..., 2] by seat: utility = BATNA(r) + surplus (buyer: BATNA − p, seller: p − BATNA); 0 without a deal."""
-    buyer_b = decayed(buyer_batna, buyer_decay, round_number)
-    seller_b = decayed(seller_batna, seller_decay, round_number)
+    """[..., 2] by seat: utility = BATNA(r) + surplus (buyer: BATNA − p, seller: p − BATNA); 0 without a deal.
+    `rounds` as in `decayed`."""
+    buyer_b = decayed(buyer_batna, buyer_decay, round_number, rounds)
+    seller_b = decayed(seller_batna, seller_decay, round_number, rounds)
     buyer_u = buyer_b + (buyer_b - price)
     seller_u = seller_b + (price - seller_b)
     seat0 = jnp.where(buyer_seat == 0, buyer_u, seller_u)

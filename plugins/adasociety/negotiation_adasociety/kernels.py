@@ -21,7 +21,7 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import uniform_indices
+from negotiation_platform.kernels.fair_draws import uniform_indices, uniform_order
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -204,7 +204,7 @@ class AdaSocietyEnv:
     # --- one step -------------------------------------------------------------------------------
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
-        priority = threefry.permutation(key, self.num_agents).astype(jnp.int32)
+        priority = uniform_order(key, self.num_agents)
         return self.transition(state, actions, priority, params)
 
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
@@ -388,7 +388,9 @@ class AdaSocietyEnv:
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
         mask = self.legal_mask(state, params)
         pick = uniform_indices(key, jnp.maximum(mask.sum(axis=1), 1))
-        return jnp.argmax(jnp.cumsum(mask, axis=1) > pick[:, None], axis=1).astype(jnp.int32)
+        # a running count of legal actions: XLA's own cumsum is quadratic in the actions on a CPU
+        legal_before = jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=1)
+        return jnp.argmax(legal_before > pick[:, None], axis=1).astype(jnp.int32)
 
 
 def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
