@@ -17,7 +17,7 @@ import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+from negotiation_platform.kernels.fair_draws import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 
 OFFER, ACCEPT, REJECT = 0, 1, 2
@@ -214,7 +214,7 @@ class CompanyCarEnv:
         legal = self.legal_kinds(state)[self.actor(state)].astype(jnp.int32)
         can_offer, can_accept = legal[OFFER], legal[ACCEPT]
         span = params.max_cents - params.min_cents + 1
-        pick, offset = uniform_indices(key, jnp.stack([can_offer + can_accept + 1, span]))
+        pick, offset = uniform_index_pair(key, can_offer + can_accept + 1, span)
         kind = jnp.where(
             (can_offer == 1) & (pick == 0), OFFER, jnp.where((can_accept == 1) & (pick == can_offer), ACCEPT, REJECT)
         )

@@ -25,10 +25,20 @@ def coin_flips(key: jax.Array, count: int) -> jax.Array:
 
 
 def uniform_indices(key: jax.Array, counts: jax.Array) -> jax.Array:
-    """int32 per entry of `counts`: uniform in [0, count), from one call (24 bits of each word; one hash
-    per two entries, see `threefry.words`)."""
+    """int32 per entry of `counts`: uniform in [0, count), from one call (24 bits of each word)."""
     counts = jnp.asarray(counts, jnp.int32)
-    fractions = (threefry.words(key, counts.shape) >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)
+    return _below(threefry.bits(key, counts.shape), counts)
+
+
+def uniform_index_pair(key: jax.Array, first: jax.Array, second: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Two uniform indices, below `first` and below `second`, from one hash (`threefry.pair`)."""
+    high, low = threefry.pair(key)
+    return _below(high, jnp.asarray(first, jnp.int32)), _below(low, jnp.asarray(second, jnp.int32))
+
+
+def _below(words: jax.Array, counts: jax.Array) -> jax.Array:
+    """An index below each count from the top 24 bits of each word."""
+    fractions = (words >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)
     return jnp.minimum(jnp.floor(fractions * counts).astype(jnp.int32), counts - 1)
 
 

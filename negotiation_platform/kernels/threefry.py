@@ -71,15 +71,17 @@ def bits(key: jax.Array, shape: Sequence[int] = ()) -> jax.Array:
     return high ^ low
 
 
-def words(key: jax.Array, shape: Sequence[int] = ()) -> jax.Array:
-    """uint32 words of `shape` from half as many hashes as `bits` takes: both 32-bit halves of each
-    Threefry block are used (each half of a keyed hash is a uniform word). Not `jax.random`'s stream;
-    for draws that need only be fair and fresh (random moves, a new match's draws)."""
+def pair(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Two uint32 words from one hash: both halves of the first Threefry block (each half of a keyed
+    hash is a uniform word). Not `jax.random`'s stream; for two draws that need only be fair.
+
+    Only a pair: spreading more words out of the halves of several blocks (a concatenation) made
+    XLA's fused code slower than a hash per word, up to 8x for three words."""
     if not _fast(key):
-        return jax.random.bits(key, tuple(shape))
-    count = int(np.prod(shape))
-    high, low = _hash_counters(key, (-(-count // 2),))
-    return jnp.concatenate([high, low])[:count].reshape(tuple(shape))
+        words = jax.random.bits(key, (2,))
+        return words[0], words[1]
+    high, low = _hash_counters(key, ())
+    return high, low
 
 
 def split(key: jax.Array, num: int = 2) -> jax.Array:
