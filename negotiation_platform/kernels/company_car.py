@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_index_pair
+from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 
 OFFER, ACCEPT, REJECT = 0, 1, 2
@@ -140,7 +141,7 @@ class CompanyCarEnv:
         seats = jnp.arange(2)
         moving = (seats == self.actor(state)) & ~state.done
         can_offer = state.proposals < self.rounds - 1
-        can_accept = state.offer_round[1 - seats] > 0
+        can_accept = state.offer_round[::-1] > 0  # the other seat's offer
         return jnp.stack([can_offer, can_accept, jnp.ones(2, bool)], axis=-1) & moving[:, None]
 
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
@@ -168,12 +169,13 @@ class CompanyCarEnv:
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
         actor = self.actor(state)
         other = 1 - actor
-        kind = actions[actor, 0].astype(jnp.int32)
-        cents = jnp.clip(actions[actor, 1].astype(jnp.int32), params.min_cents, params.max_cents)
-        offer = (kind == OFFER) & (state.proposals[actor] < self.rounds - 1)
-        accept = (kind == ACCEPT) & (state.offer_round[other] > 0)
+        kind = entry(actions[:, 0], actor).astype(jnp.int32)
+        cents = jnp.clip(entry(actions[:, 1], actor).astype(jnp.int32), params.min_cents, params.max_cents)
+        offer = (kind == OFFER) & (entry(state.proposals, actor) < self.rounds - 1)
+        their_round, their_cents = entry(state.offer_round, other), entry(state.offer_cents, other)
+        accept = (kind == ACCEPT) & (their_round > 0)
         reject = ~offer & ~accept
-        identical = offer & (state.offer_round[other] == state.round) & (state.offer_cents[other] == cents)
+        identical = offer & (their_round == state.round) & (their_cents == cents)
         agreed = accept | identical
         proposals = state.proposals.at[actor].add(offer.astype(jnp.int32))
         ended = reject & (proposals[actor] >= self.rounds - 1)
@@ -189,7 +191,7 @@ class CompanyCarEnv:
             proposals=proposals,
             done=agreed | ended | (next_round > self.rounds),
             agreed=agreed,
-            cents=jnp.where(accept, state.offer_cents[other], jnp.where(identical, cents, state.cents)),
+            cents=jnp.where(accept, their_cents, jnp.where(identical, cents, state.cents)),
             agree_round=jnp.where(agreed, state.round, state.agree_round),
         )
         new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
@@ -211,7 +213,7 @@ class CompanyCarEnv:
         """The mover's kind uniform over its legal kinds and a uniform price, from one draw (only the
         mover's row is read; a categorical over kinds and a second key cost more than the step). Prices
         come from 24 bits: over a range wider than 2**24 cents, some prices are never drawn."""
-        legal = self.legal_kinds(state)[self.actor(state)].astype(jnp.int32)
+        legal = entry(self.legal_kinds(state), self.actor(state)).astype(jnp.int32)
         can_offer, can_accept = legal[OFFER], legal[ACCEPT]
         span = params.max_cents - params.min_cents + 1
         pick, offset = uniform_index_pair(key, can_offer + can_accept + 1, span)
