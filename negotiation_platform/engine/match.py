@@ -534,17 +534,22 @@ class Match:
 
 
 _SHARED_TIMES = 4096
-_times: list[float] = []
+_times: tuple[float, ...] = ()
 
 
 def logical_time(seq: int) -> float:
     """`float(seq)`, one object per value for all matches (the first `_SHARED_TIMES`): a finished match
-    keeps one per action in its game's `actions_history`, and a float is 24 bytes."""
-    if seq >= len(_times):
+    keeps one per action in its game's `actions_history`, and a float is 24 bytes.
+
+    The table grows by replacing it with a longer one, never in place, so matches in other threads
+    only ever read a complete table in which entry i is float(i)."""
+    global _times
+    times = _times
+    if seq >= len(times):
         if seq >= _SHARED_TIMES:
             return float(seq)
-        _times.extend(map(float, range(len(_times), seq + 1)))
-    return _times[seq]
+        times = _times = times + tuple(map(float, range(len(times), min(2 * seq + 1, _SHARED_TIMES))))
+    return times[seq]
 
 
 class _GameRngMaker:
