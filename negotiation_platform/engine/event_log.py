@@ -5,9 +5,9 @@ So the log stores one byte of kind and one of actor per event, plus the event's 
 once, rather than per event, what the engine can rebuild: an event's round and phase (they change
 a few times per round), a round's number, the empty data of a phase's end, an action's
 `{"action_type", "payload"}` record around its payload (a payload of plain values is kept as a
-tuple of them, or as its one value, its field names once per kind of action), and the final result (the match's own
-`GameResult`, which nobody changes after the end). Readers get ordinary `Event` tuples, made when
-they read; the same slice read twice gives equal events.
+tuple of them, or as its one value, its field names once per kind of action), and the final
+result (the match's own `GameResult`, which nobody changes after the end). Readers get ordinary
+`Event` tuples, made when they read; the same slice read twice gives equal events.
 """
 
 from __future__ import annotations
@@ -137,13 +137,7 @@ class EventLog(_Events):
                 return
             self._action_kinds.append(kind)
             self._action_codes[kind] = code
-        if fields is None:
-            item: Any = payload
-        elif len(fields) == 1:
-            item = payload[fields[0]]
-        else:
-            item = tuple(payload.values())
-        self._append(code, actor, item, visible_to)
+        self._append(code, actor, _stored_payload(payload, fields), visible_to)
 
     def append_round_started(self, round_number: int) -> None:
         self.enter(round_number, None)
@@ -253,15 +247,7 @@ class EventLog(_Events):
             code, item = codes[i], data[i]
             if code >= _FIRST_ACTION:
                 action = action_kinds[code - _FIRST_ACTION]
-                fields = action[1]
-                kind = EventKind.ACTION
-                if fields is None:
-                    payload = item
-                elif len(fields) == 1:
-                    payload = {fields[0]: item}
-                else:
-                    payload = dict(zip(fields, item, strict=True))
-                item = action_record(action, payload)
+                kind, item = EventKind.ACTION, action_record(action, _read_payload(item, action[1]))
             elif code < _ROUND_STARTED:
                 kind = _KINDS[code]
             elif code == _ROUND_STARTED:
@@ -301,6 +287,25 @@ class LogTail(_Events):
 
     def __iter__(self) -> Iterator[Event]:
         return iter(self._log._span(self._start, self._stop))
+
+
+def _stored_payload(payload: dict[str, Any], fields: tuple[str, ...] | None) -> Any:
+    """What the log keeps of a payload: itself, or with `fields` (plain values) its one value or a tuple
+    of its values; `_read_payload` turns it back."""
+    if fields is None:
+        return payload
+    if len(fields) == 1:
+        return payload[fields[0]]
+    return tuple(payload.values())
+
+
+def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]:
+    """A payload again, from what `_stored_payload` kept of it."""
+    if fields is None:
+        return stored  # type: ignore[no-any-return]
+    if len(fields) == 1:
+        return {fields[0]: stored}
+    return dict(zip(fields, stored, strict=True))
 
 
 def action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from negotiation_platform.kernels import threefry
 
 def coin_flips(key: jax.Array, count: int) -> jax.Array:
     """int32[count] of fair 0/1 draws from one call: every bit of a generated word is a fair flip, so
-    32 flips take one word (a word costs half a threefry hash, and a match's flips are few)."""
+    32 flips take one word (a word costs one threefry hash, and a match's flips are few)."""
     words = threefry.bits(key, (-(-count // 32),))
     shifts = jnp.arange(count, dtype=jnp.uint32)
     return ((words[shifts // 32] >> (shifts % 32)) & 1).astype(jnp.int32)

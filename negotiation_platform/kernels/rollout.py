@@ -38,8 +38,7 @@ def match_keys(key: jax.Array, batch: int) -> jax.Array:
     match, on a CPU as much as a whole step of a small game. Keys of other kinds, and raw (legacy
     `PRNGKey`) keys, are split.
     """
-    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
-    if not typed or str(jax.random.key_impl(key)) != "threefry2x32":
+    if not threefry.is_threefry(key):
         return jax.random.split(key, batch)
     words = jax.random.key_data(key)
     index = jnp.arange(batch, dtype=jnp.uint32)

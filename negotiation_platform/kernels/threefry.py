@@ -39,14 +39,14 @@ def hash_2x32(k0: jax.Array, k1: jax.Array, x0: jax.Array, x1: jax.Array) -> tup
     return x0, x1
 
 
+def is_threefry(key: jax.Array) -> bool:
+    """Whether `key` is a typed threefry key (JAX's default kind; raw `PRNGKey` arrays are not typed)."""
+    return jnp.issubdtype(key.dtype, jax.dtypes.prng_key) and str(jax.random.key_impl(key)) == "threefry2x32"
+
+
 def _fast(key: jax.Array) -> bool:
     """Whether `key` draws the stream computed here (else `jax.random` is asked)."""
-    return (
-        jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
-        and key.ndim == 0
-        and str(jax.random.key_impl(key)) == "threefry2x32"
-        and bool(jax.config.values["jax_threefry_partitionable"])
-    )
+    return is_threefry(key) and key.ndim == 0 and bool(jax.config.values["jax_threefry_partitionable"])
 
 
 def _counters(shape: Sequence[int]) -> jax.Array:

@@ -145,7 +145,7 @@ class CoinEnv:
         return float(self.config.coins)
 
     def sample_actions(self, key: jax.Array, state: State, params: None) -> jax.Array:
-        """Each agent claims uniformly from 0 to the stock of each item (one hash per two claims)."""
+        """Each agent claims uniformly from 0 to the stock of each item (one generated word per claim)."""
         stock = state.draws.stock[jnp.minimum(state.round, self.rounds - 1)]
         return uniform_indices(key, jnp.broadcast_to(stock.astype(jnp.int32) + 1, (2, self.items)))
 
