@@ -58,6 +58,10 @@ class Match:
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
         self._game_orders = type(self.game).phase_order is not BaseGame.phase_order
         """Whether the game may fix turn orders itself (else the spec's start rule applies without asking)."""
+        self._game_ends_phases = type(self.game).end_phase is not BaseGame.end_phase
+        """Whether the game does something when a phase closes (else there is no call to make)."""
+        self._every_round = all(p.runs_in(1) and p.last_round is None for p in self.spec.phases)
+        """Whether every phase runs in every round (else which ones do is asked per round)."""
         roles = self.spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -144,7 +148,7 @@ class Match:
         if run is None or self.result is not None or player_id not in self.players:
             self._require_player(player_id)
             run = self._require_run()
-        action = run.phase.action(action_type)
+        action = run.actions.get(action_type)
         if action is None:
             raise self._not_in_phase(run, action_type)
         if player_id not in run.acting_now:
@@ -425,7 +429,7 @@ class Match:
             if self.game.check_end_conditions():
                 self._finish()
                 return
-            if run.acting_now and not (run.game_decides and self.game.phase_complete(run.phase.name)):
+            if run.acting_now and not (run.game_decides and self.game.phase_complete(run.name)):
                 return  # the phase goes on
             self._close_phase(run)
             if self.game.check_end_conditions():
@@ -440,10 +444,11 @@ class Match:
                 self._finish()
 
     def _close_phase(self, run: PhaseRun) -> None:
-        if run.phase.turn_order is TurnOrder.SIMULTANEOUS and run.phase.reveal_actions:
+        if run.reveals:
             self._log(EventKind.REVEALED, None, {"submissions": run.submissions})
-        self.game.end_phase(run.phase.name)
-        self._drain_notices()
+        if self._game_ends_phases:
+            self.game.end_phase(run.name)
+            self._drain_notices()
         self.events.append_phase_ended()
 
     def _start_round(self, number: int) -> None:
@@ -460,6 +465,8 @@ class Match:
     def _next_phase(self, start: int) -> int | None:
         """Index of the first phase from `start` on that runs in this round."""
         phases = self.spec.phases
+        if self._every_round:
+            return start if start < len(phases) else None
         for index in range(start, len(phases)):
             if phases[index].runs_in(self.round):
                 return index

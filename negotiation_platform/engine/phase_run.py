@@ -6,7 +6,7 @@ change it (`end_turn`, `count_message`, `finish`) rather than recomputed on ever
 
 from __future__ import annotations
 
-from negotiation_platform.spec import PhaseEnd, PhaseSpec, TurnOrder
+from negotiation_platform.spec import ActionSpec, PhaseEnd, PhaseSpec, TurnOrder
 
 
 class PhaseRun:
@@ -15,6 +15,7 @@ class PhaseRun:
     __slots__ = (
         "_stop_on_quota",
         "acting_now",
+        "actions",
         "actions_in_turn",
         "actions_per_turn",
         "alternating",
@@ -23,9 +24,11 @@ class PhaseRun:
         "game_decides",
         "messages_in_turn",
         "messages_sent",
+        "name",
         "order",
         "phase",
         "players",
+        "reveals",
         "sealed",
         "seconds_per_turn",
         "submissions",
@@ -36,9 +39,14 @@ class PhaseRun:
 
     def __init__(self, phase: PhaseSpec, players: list[str], order: list[str]) -> None:
         self.phase = phase
+        self.name = phase.name
         self.players = players
+        self.actions: dict[str, ActionSpec] = {n: a for a in phase.actions for n in (a.name, *a.aliases)}
+        """The phase's actions by name and by alias (unique in a phase; the spec's own lookup walks them)."""
         self.alternating = phase.turn_order is TurnOrder.ALTERNATING
         self.sealed = phase.turn_order is TurnOrder.SIMULTANEOUS
+        self.reveals = self.sealed and phase.reveal_actions
+        """Whether closing the phase publishes its sealed submissions."""
         limits = phase.limits
         assert limits.turns is not None or not self.alternating, "alternating phases always have a turn limit"
         self.total_turns = limits.turns * len(order) if limits.turns is not None else 0
