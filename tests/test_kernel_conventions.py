@@ -146,6 +146,29 @@ def test_uniform_orders_are_every_order_equally_often() -> None:
     assert np.asarray(uniform_order(jax.random.key(1), 1)).tolist() == [0]
 
 
+def test_nth_true_finds_the_nth_true_of_rows_of_any_width() -> None:
+    from negotiation_platform.kernels.fair_draws import nth_true
+
+    rng = np.random.default_rng(0)
+    for width in (1, 5, 27, 32, 33, 37, 70):  # one word, a full word, two and three words
+        mask = rng.random((400, width)) < rng.random((400, 1))
+        n = (rng.random(400) * np.maximum(mask.sum(axis=1), 1)).astype(np.int32)
+        expected = np.argmax(np.cumsum(mask, axis=1) > n[:, None], axis=1)  # 0 where a row has no True
+        assert (np.asarray(jax.jit(nth_true)(jnp.asarray(mask), jnp.asarray(n))) == expected).all(), width
+
+
+def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:
+    from negotiation_platform.kernels.fair_draws import uniform_true
+
+    mask = jnp.asarray([[False, True, False, True, True, False] + [False] * 30 + [True]] * 60_000)
+    picks = np.asarray(jax.jit(uniform_true)(jax.random.key(3), mask))
+    seen = np.bincount(picks, minlength=37)
+    assert set(np.flatnonzero(seen)) == {1, 3, 4, 36}
+    picked = seen[seen > 0]
+    assert picked.min() > 0.9 * picked.mean(), picked
+    assert np.asarray(uniform_true(jax.random.key(0), jnp.zeros((2, 5), bool))).tolist() == [0, 0]
+
+
 def test_each_match_gets_its_own_stream_without_a_split() -> None:
     keys = match_keys(jax.random.key(7), 4096)
     assert len({tuple(words) for words in np.asarray(jax.random.key_data(keys)).tolist()}) == 4096

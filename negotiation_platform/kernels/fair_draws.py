@@ -36,6 +36,56 @@ def uniform_index_pair(key: jax.Array, first: jax.Array, second: jax.Array) -> t
     return _below(high, jnp.asarray(first, jnp.int32)), _below(low, jnp.asarray(second, jnp.int32))
 
 
+def uniform_true(key: jax.Array, mask: jax.Array) -> jax.Array:
+    """int32 per row of `mask`: the position of a uniformly random True along its last axis (0 where a
+    row has none), from one draw per row. A random legal move, given the legal mask."""
+    counts = jnp.sum(mask, axis=-1, dtype=jnp.int32)
+    position = nth_true(mask, uniform_indices(key, jnp.maximum(counts, 1)))
+    # Read back through an argmax: XLA on a CPU copies cheap integer work (the draw's hash, the search)
+    # into every consumer of its result, a step's worth of them; it does not copy an argmax, so the move
+    # is made once. Without this, AdaSociety's step ran 5x slower.
+    return jnp.argmax(jnp.arange(mask.shape[-1]) == position[..., None], axis=-1).astype(jnp.int32)
+
+
+_WORD = 32
+
+
+def nth_true(mask: jax.Array, n: jax.Array) -> jax.Array:
+    """int32 per row of `mask`: the position of its `n`-th True (from 0) along the last axis, 0 where
+    there is no such True.
+
+    The row is packed into 32-bit words and the position found by a binary search on population
+    counts: a few dozen elementwise integer ops that fuse into one loop. A running count along the
+    row (what `argmax(cumsum(mask) > n)` needs) is a chain of separate kernels on a CPU, and cost
+    AdaSociety's random policy a fifth of a step.
+    """
+    width = mask.shape[-1]
+    words = -(-width // _WORD)
+    padded = jnp.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, words * _WORD - width)])
+    bits = padded.reshape(*mask.shape[:-1], words, _WORD).astype(jnp.uint32)
+    packed = jnp.sum(bits << jnp.arange(_WORD, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
+    rank = jnp.asarray(n, jnp.uint32)
+    position, found = jnp.zeros(rank.shape, jnp.int32), jnp.zeros(rank.shape, bool)
+    for index in range(words):
+        word = packed[..., index]
+        count = jax.lax.population_count(word)
+        here = ~found & (rank < count)
+        position = jnp.where(here, index * _WORD + _nth_bit(word, rank), position)
+        rank = jnp.where(found | here, rank, rank - count)
+        found = found | here
+    return position
+
+
+def _nth_bit(word: jax.Array, rank: jax.Array) -> jax.Array:
+    """The position of set bit number `rank` (from 0, lowest first) of each word, given that it has one:
+    the highest position with at most `rank` set bits below it, by binary search."""
+    position = jnp.zeros(word.shape, jnp.uint32)
+    for step in (16, 8, 4, 2, 1):
+        below = jax.lax.population_count(word & ((jnp.uint32(1) << (position + step)) - 1))
+        position = jnp.where(below <= rank, position + step, position)
+    return position.astype(jnp.int32)
+
+
 def _below(words: jax.Array, counts: jax.Array) -> jax.Array:
     """An index below each count from the top 24 bits of each word."""
     fractions = (words >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)

@@ -21,7 +21,7 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import uniform_indices, uniform_order
+from negotiation_platform.kernels.fair_draws import uniform_order, uniform_true
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -386,11 +386,7 @@ class AdaSocietyEnv:
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
-        mask = self.legal_mask(state, params)
-        pick = uniform_indices(key, jnp.maximum(mask.sum(axis=1), 1))
-        # a running count of legal actions: XLA's own cumsum is quadratic in the actions on a CPU
-        legal_before = jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=1)
-        return jnp.argmax(legal_before > pick[:, None], axis=1).astype(jnp.int32)
+        return uniform_true(key, self.legal_mask(state, params))
 
 
 def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
