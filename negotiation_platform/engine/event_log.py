@@ -143,6 +143,11 @@ class EventLog(_Events):
         self.enter(round_number, None)
         self._append(_ROUND_STARTED, None, None, None)
 
+    def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
+        """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
+        self.enter(round_number, phase)
+        self._append(_CODE[EventKind.PHASE_STARTED], None, data, None)
+
     def append_phase_ended(self) -> None:
         self._append(_PHASE_ENDED, None, None, None)
 

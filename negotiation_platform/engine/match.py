@@ -408,7 +408,7 @@ class Match:
 
     def _end_turn(self, run: PhaseRun, player: str) -> None:
         run.end_turn(player)
-        if run.alternating:
+        if run.alternating and run.seconds_per_turn is not None:  # else the deadline stays None
             self._arm_deadline(run)
 
     def _arm_deadline(self, run: PhaseRun) -> None:
@@ -432,7 +432,7 @@ class Match:
             if run.acting_now and not (run.game_decides and self.game.phase_complete(run.name)):
                 return  # the phase goes on
             self._close_phase(run)
-            if self.game.check_end_conditions():
+            if self._game_ends_phases and self.game.check_end_conditions():  # else nothing changed since
                 self._finish()
                 return
             following = self._next_phase(self._phase_index + 1)
@@ -489,10 +489,10 @@ class Match:
             run.restart(order)
         self._run = run
         self._phase_name = phase.name
-        self._arm_deadline(run)
+        if run.seconds_per_turn is not None:  # else the deadline stays None
+            self._arm_deadline(run)
         self.game.begin_phase(phase.name)
-        self.events.enter(self.round, phase.name)
-        self._log(EventKind.PHASE_STARTED, None, opening)
+        self.events.append_phase_started(self.round, phase.name, opening)
 
     def _opening(self, index: int, phase: PhaseSpec) -> tuple[list[str], dict[str, Any]]:
         """The engine's turn order for `phase` this round and the data of its `phase_started` event.
