@@ -8,10 +8,12 @@ ranges drawn here (coin flips, a few legal moves) are exact or off by less than 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from negotiation_platform.kernels import threefry
 
@@ -93,31 +95,35 @@ def _below(words: jax.Array, counts: jax.Array) -> jax.Array:
 
 
 _DECODED_ORDERS = 6
-"""Up to this many items, `uniform_order` decodes one draw (6! = 720 orders, each within 2**-24 of fair)."""
+"""Up to this many items, `uniform_order` reads one draw's order from a table (6! = 720 orders, each
+within 2**-24 of fair)."""
 
 
 def uniform_order(key: jax.Array, count: int) -> jax.Array:
     """int32[count]: a uniformly random order of `range(count)`.
 
-    Up to `_DECODED_ORDERS` items, one draw of an index among the count! orders, read as a Lehmer code:
-    each digit picks one of the items not yet placed. That is a few dozen selects, which fuse; a
-    sort (how `jax.random.permutation` shuffles) is a separate kernel on a CPU and cost AdaSociety's
-    step a tenth of its time. More items are shuffled by `threefry.permutation`.
+    Up to `_DECODED_ORDERS` items, one draw of an index among the count! orders, whose order is read
+    from a table of them all. A sort (how `jax.random.permutation` shuffles) is a separate kernel on
+    a CPU and cost AdaSociety's step a tenth of its time; decoding the index with selects cost as
+    much, as XLA repeated the decoding for every item of the order. More items are shuffled by
+    `threefry.permutation`.
     """
     if count > _DECODED_ORDERS:
         return threefry.permutation(key, count).astype(jnp.int32)
     index = uniform_indices(key, jnp.int32(math.factorial(count)))
-    placed: list[jax.Array] = [jnp.bool_(False)] * count
-    order = []
-    for position in range(count):
-        radix = count - position
-        digit, index = index % radix, index // radix
-        free_before = jnp.int32(0)
-        choice = jnp.int32(0)
-        for item in range(count):
-            free = ~placed[item]
-            choice = jnp.where(free & (free_before == digit), item, choice)
-            free_before = free_before + free.astype(jnp.int32)
-        order.append(choice)
-        placed = [was | (choice == item) for item, was in enumerate(placed)]
-    return jnp.stack(order)
+    return jnp.asarray(_orders(count))[index]
+
+
+@functools.cache
+def _orders(count: int) -> np.ndarray:
+    """Every order of `range(count)`, in Lehmer-code order: row i is the order whose code is i."""
+    rows = []
+    for code in range(math.factorial(count)):
+        free, order = list(range(count)), []
+        for radix in range(count, 0, -1):
+            code, digit = divmod(code, radix)
+            order.append(free.pop(digit))
+        rows.append(order)
+    table = np.array(rows, np.int32)
+    table.setflags(write=False)  # shared by every caller
+    return table
