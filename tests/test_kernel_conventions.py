@@ -157,6 +157,13 @@ def test_nth_true_finds_the_nth_true_of_rows_of_any_width() -> None:
         assert (np.asarray(jax.jit(nth_true)(jnp.asarray(mask), jnp.asarray(n))) == expected).all(), width
 
 
+def test_kept_values_are_the_values() -> None:
+    from negotiation_platform.kernels.fair_draws import kept
+
+    values = jnp.asarray(np.random.default_rng(1).integers(0, 37, (50, 8)), jnp.int32)
+    assert (np.asarray(jax.jit(lambda v: kept(v, 37))(values)) == np.asarray(values)).all()
+
+
 def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:
     from negotiation_platform.kernels.fair_draws import uniform_true
 
