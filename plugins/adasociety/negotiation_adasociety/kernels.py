@@ -21,7 +21,7 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import uniform_order, uniform_true
+from negotiation_platform.kernels.fair_draws import kept, uniform_order, uniform_true
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -210,7 +210,7 @@ class AdaSocietyEnv:
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
         """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
         legal = jnp.take_along_axis(self.legal_mask(state, params), actions[:, None], axis=1)[:, 0]
-        actions = jnp.where(legal & ~state.done, actions, STAY)
+        actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
         social = self._social(moved, actions)
