@@ -142,6 +142,8 @@ def test_uniform_orders_are_every_order_equally_often() -> None:
     assert (np.sort(orders, axis=1) == np.arange(4)).all()
     seen = np.unique(orders @ (4 ** np.arange(4)), return_counts=True)[1]
     assert len(seen) == 24 and seen.min() > 0.85 * seen.mean(), (seen.min(), seen.mean())
+    eights = np.asarray(jax.vmap(lambda key: uniform_order(key, 8))(jax.random.split(jax.random.key(6), 200)))
+    assert (np.sort(eights, axis=1) == np.arange(8)).all() and len({tuple(o) for o in eights}) > 190  # from the table
     assert sorted(np.asarray(uniform_order(jax.random.key(1), 9)).tolist()) == list(range(9))  # shuffled by sorting
     assert np.asarray(uniform_order(jax.random.key(1), 1)).tolist() == [0]
 
