@@ -159,6 +159,20 @@ def test_nth_true_finds_the_nth_true_of_rows_of_any_width() -> None:
         assert (np.asarray(jax.jit(nth_true)(jnp.asarray(mask), jnp.asarray(n))) == expected).all(), width
 
 
+def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -> None:
+    from negotiation_platform.kernels.fair_draws import distinct_indices
+
+    keys = jax.random.split(jax.random.key(4), 30_000)
+    triples = np.asarray(jax.jit(jax.vmap(lambda key: distinct_indices(key, 5, 3)))(keys))
+    assert (triples[:, 0] != triples[:, 1]).all() and (triples[:, 1] != triples[:, 2]).all()
+    assert (triples[:, 0] != triples[:, 2]).all() and triples.min() >= 0 and triples.max() < 5
+    seen = np.unique(triples @ np.array([25, 5, 1]), return_counts=True)[1]
+    assert len(seen) == 60 and seen.min() > 0.8 * seen.mean(), (seen.min(), seen.mean())  # 5 * 4 * 3 orders
+    for count, n in ((49, 41), (225, 196)):  # AdaSociety's event cells: more than one word of them
+        cells = np.asarray(distinct_indices(jax.random.key(count), count, n))
+        assert len(set(cells.tolist())) == n and cells.min() >= 0 and cells.max() < count
+
+
 def test_kept_values_are_the_values() -> None:
     from negotiation_platform.kernels.fair_draws import kept
 

@@ -21,7 +21,7 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import kept, uniform_order, uniform_true
+from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_true
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -133,7 +133,7 @@ class AdaSocietyEnv:
         keys = threefry.split(key, 3)
         cells = self.size * self.size
         counts = (params.pile_resource.shape[0], params.event_recipe.shape[0], self.num_agents)
-        return Draws(*(threefry.permutation(k, cells)[:n].astype(jnp.int32) for k, n in zip(keys, counts, strict=True)))
+        return Draws(*(distinct_indices(k, cells, n) for k, n in zip(keys, counts, strict=True)))
 
     def init_state(self, params: Params, draws: Draws) -> State:
         cells, n = self.size * self.size, self.num_agents
