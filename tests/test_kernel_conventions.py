@@ -176,8 +176,9 @@ def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -
 def test_kept_values_are_the_values() -> None:
     from negotiation_platform.kernels.fair_draws import kept
 
-    values = jnp.asarray(np.random.default_rng(1).integers(0, 37, (50, 8)), jnp.int32)
-    assert (np.asarray(jax.jit(lambda v: kept(v, 37))(values)) == np.asarray(values)).all()
+    for bound in (1, 27, 37, 225):  # read at once, and as two digits
+        values = jnp.asarray(np.random.default_rng(bound).integers(0, bound, (50, 8)), jnp.int32)
+        assert (np.asarray(jax.jit(lambda v, b=bound: kept(v, b))(values)) == np.asarray(values)).all(), bound
 
 
 def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:

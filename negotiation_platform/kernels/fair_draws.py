@@ -50,8 +50,22 @@ def kept(values: jax.Array, bound: int) -> jax.Array:
 
     XLA on a CPU copies cheap integer work (a draw's hash, a bit search) into every consumer of its
     result, and a step has dozens; it does not copy an argmax, so the values are read back through
-    one. Without this, AdaSociety's step ran 5x slower with `uniform_true`.
+    one. Without this, AdaSociety's step ran 5x slower with `uniform_true`. The argmax evaluates the
+    values' computation once per possible value, so above `_KEPT_DIGIT` of them they are read as two
+    digits, each through an argmax of about √bound.
     """
+    if bound <= _KEPT_DIGIT:
+        return _argmax_read(values, bound)
+    base = math.isqrt(bound - 1) + 1
+    return _argmax_read(values // base, base) * base + _argmax_read(values % base, base)
+
+
+_KEPT_DIGIT = 32
+"""Measured: AdaSociety's 37 moves of the hard preset ran 1.15x faster read as digits, its 27 moves
+of the default game 0.83x as fast."""
+
+
+def _argmax_read(values: jax.Array, bound: int) -> jax.Array:
     return jnp.argmax(jnp.arange(bound) == values[..., None], axis=-1).astype(jnp.int32)
 
 
