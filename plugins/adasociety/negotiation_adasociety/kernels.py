@@ -217,7 +217,13 @@ class AdaSocietyEnv:
         actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
-        social = self._social(moved, actions)
+        # Bargaining happens only in the first steps: a loop of at most one pass, so that a batch in
+        # which no match bargains any more skips it (under vmap a loop runs while any match needs it).
+        social: State = jax.lax.while_loop(
+            lambda carry: carry[0],
+            lambda carry: (jnp.bool_(False), self._social(carry[1], actions)),
+            (state.time < self.negotiation_steps, moved),
+        )[1]
         same = (social.group[:, None] == social.group[None, :]) & (social.group[:, None] >= 0)
         pooled = same.astype(jnp.float32) @ raw
         rewards = jnp.where(social.group >= 0, pooled * social.share, raw)
