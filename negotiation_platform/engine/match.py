@@ -16,7 +16,7 @@ from negotiation_platform.engine.event_log import EventLog, action_record
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
+from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction, overrides
 from negotiation_platform.payloads import stored_fields, validate_payload
 from negotiation_platform.spec import (
     ActionSpec,
@@ -56,9 +56,9 @@ class Match:
         state is 2.5 KB per match."""
         self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
-        self._game_orders = type(self.game).phase_order is not BaseGame.phase_order
+        self._game_orders = overrides(self.game, "phase_order")
         """Whether the game may fix turn orders itself (else the spec's start rule applies without asking)."""
-        self._game_ends_phases = type(self.game).end_phase is not BaseGame.end_phase
+        self._game_ends_phases = overrides(self.game, "end_phase")
         """Whether the game does something when a phase closes (else there is no call to make)."""
         self._every_round = all(p.runs_in(1) and p.last_round is None for p in self.spec.phases)
         """Whether every phase runs in every round (else which ones do is asked per round)."""

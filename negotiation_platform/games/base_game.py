@@ -475,8 +475,8 @@ class BaseGame(ABC, Generic[ConfigT]):
         terms = self.agreement_terms()
         scores = self.calculate_scores()
         batnas = self.batna_values()
-        surplus = self.surplus() if _overrides(self, "surplus") else _surplus(self.players, scores, batnas)
-        if _overrides(self, "get_winner"):
+        surplus = self.surplus() if overrides(self, "surplus") else _surplus(self.players, scores, batnas)
+        if overrides(self, "get_winner"):
             winner = self.get_winner()
         else:  # what get_winner() would say, without scoring the game twice more
             winner = None if terms is None else _winner(True, surplus)
@@ -495,8 +495,8 @@ def _surplus(players: list[str], scores: Mapping[str, float], batnas: Mapping[st
     return {p: scores[p] - batnas.get(p, 0.0) for p in players}
 
 
-def _overrides(game: BaseGame[Any], method: str) -> bool:
-    """Whether `game`'s class replaces BaseGame's `method` (then the result must ask it)."""
+def overrides(game: BaseGame[Any], method: str) -> bool:
+    """Whether `game`'s class replaces BaseGame's `method` (else its default is known without calling it)."""
     return getattr(type(game), method) is not getattr(BaseGame, method)
 
 

@@ -145,7 +145,7 @@ def _below(words: jax.Array, counts: jax.Array) -> jax.Array:
     return jnp.minimum(jnp.floor(fractions * counts).astype(jnp.int32), counts - 1)
 
 
-_DECODED_ORDERS = 8
+_TABLED_ORDERS = 8
 """Up to this many items, `uniform_order` reads one draw's order from a table (8! = 40,320 orders of 8,
 1.3 MB; each order within 2**-24 of fair). AdaSociety's hard preset has 8 players, and a table lookup
 cost its step 8% less than a sort."""
@@ -154,13 +154,13 @@ cost its step 8% less than a sort."""
 def uniform_order(key: jax.Array, count: int) -> jax.Array:
     """int32[count]: a uniformly random order of `range(count)`.
 
-    Up to `_DECODED_ORDERS` items, one draw of an index among the count! orders, whose order is read
+    Up to `_TABLED_ORDERS` items, one draw of an index among the count! orders, whose order is read
     from a table of them all. A sort (how `jax.random.permutation` shuffles) is a separate kernel on
     a CPU and cost AdaSociety's step a tenth of its time; decoding the index with selects cost as
     much, as XLA repeated the decoding for every item of the order. More items are shuffled by
     `threefry.permutation`.
     """
-    if count > _DECODED_ORDERS:
+    if count > _TABLED_ORDERS:
         return threefry.permutation(key, count).astype(jnp.int32)
     index = uniform_indices(key, jnp.int32(math.factorial(count)))
     return jnp.asarray(_orders(count))[index]
