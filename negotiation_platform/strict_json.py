@@ -59,6 +59,28 @@ def _flat_plain(data: Any) -> bool:
     return True
 
 
+def plain_json_chars(data: Any) -> int | None:
+    """At least the length of `json.dumps(data)`, found without serialising, for flat plain data (see
+    `_flat_plain`) of moderate integers; None for any other data, which must be measured.
+
+    A string character takes at most 12 characters (a surrogate pair, both escaped), an integer of
+    up to 64 bits at most one digit per 3 bits, a sign and one more, `false` and `null` 5, and each
+    entry 6 more (the quotes around its key, ": " and ", ")."""
+    if not _flat_plain(data):
+        return None
+    chars = 2
+    for key, value in data.items():
+        if type(value) is str:
+            chars += 12 * (len(key) + len(value)) + 8
+        elif type(value) is int:
+            if value.bit_length() > 64:
+                return None
+            chars += 12 * len(key) + value.bit_length() // 3 + 8
+        else:
+            chars += 12 * len(key) + 11
+    return chars
+
+
 def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
     """Where and why `data` is not plain finite JSON within `MAX_DEPTH` levels; None if it is.
 

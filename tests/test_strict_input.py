@@ -4,16 +4,19 @@ no nesting deep enough to exhaust the interpreter's recursion (issue 11, defects
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+import random
 from typing import Any
 
 import pytest
 
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.arena import MAX_ARGUMENT_CHARS
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games import Split100Game
-from negotiation_platform.strict_json import MAX_DEPTH
+from negotiation_platform.strict_json import MAX_DEPTH, plain_json_chars
 
 pytestmark = pytest.mark.anyio
 
@@ -132,3 +135,35 @@ async def test_wait_seconds_must_be_finite(wait_seconds: Any) -> None:
     with pytest.raises(NegotiationError) as info:
         await asyncio.wait_for(arena.get_turn_state(match_id, token, wait_seconds=wait_seconds), timeout=5)
     assert info.value.code is ErrorCode.INVALID_ARGUMENT
+
+
+def test_the_size_bound_of_a_plain_payload_is_never_below_its_json_length() -> None:
+    """`perform_action` skips serialising a payload whose bound is within the limit, so the bound must
+    hold for every character (escaped, or a surrogate pair) and every integer it accepts."""
+    rng = random.Random(7)
+    characters = ["a", "é", "\U0001f600", '"', "\\", "\n", "\x00", "\u2028"]
+
+    def text() -> str:
+        return "".join(rng.choice(characters) for _ in range(rng.randint(0, 6)))
+
+    for _ in range(5_000):
+        values: list[Any] = [
+            None,
+            True,
+            False,
+            text(),
+            rng.randint(-(2**64) + 1, 2**64 - 1),
+            -(2**63),
+            rng.randint(-9, 9),
+        ]
+        payload = {text(): rng.choice(values) for _ in range(rng.randint(0, 4))}
+        chars = plain_json_chars(payload)
+        assert chars is not None and chars >= len(json.dumps(payload)), payload
+    assert plain_json_chars({"mine": 2**64}) is None  # measured: such integers can be too long to write
+    assert plain_json_chars({"mine": 1.5}) is None and plain_json_chars({"x": {"y": 1}}) is None
+
+
+async def test_a_plain_payload_beyond_the_limit_is_still_refused() -> None:
+    arena, match_id, token = await split_match()
+    error = await refused_payload(arena, match_id, token, "propose", {"mine": 50, "note": "x" * MAX_ARGUMENT_CHARS})
+    assert "larger than" in error.message

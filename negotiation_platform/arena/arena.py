@@ -55,7 +55,7 @@ from negotiation_platform.store.records import (
     parse_cursor,
     token_hash,
 )
-from negotiation_platform.strict_json import json_problem
+from negotiation_platform.strict_json import json_problem, plain_json_chars
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
@@ -412,15 +412,17 @@ class Arena:
         live, seat = await self._running(match_id, token)
         if payload is not None and not isinstance(payload, dict):
             raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
-        problem = json_problem(payload)
-        if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
-            where, why = problem
-            field = ".".join(str(p) for p in where) or "(payload)"
-            raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
-        if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
-            raise NegotiationError(
-                ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
-            )
+        chars = plain_json_chars(payload)  # the usual payload: plain JSON as it stands, and short
+        if chars is None or chars > MAX_ARGUMENT_CHARS:
+            problem = json_problem(payload)
+            if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
+                where, why = problem
+                field = ".".join(str(p) for p in where) or "(payload)"
+                raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
+            if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
+                raise NegotiationError(
+                    ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
+                )
         action = _text("action_type", action_type)
         return await self._after(live, seat, lambda m: m.submit(seat.agent_id, action, payload))
 
