@@ -313,6 +313,10 @@ class Arena:
         cursor = _cursor(since)
         if not isinstance(include_prompt, bool):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
+        if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
+            live, seat = await self._seat(match_id, token)
+            async with live.lock:
+                return self._turn_state(live, seat, cursor, include_prompt)
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
             live, seat = await self._seat(match_id, token)
@@ -929,44 +933,54 @@ class Arena:
         return state
 
     def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> dict[str, Any]:
+        me = seat.agent_id
+        players = [s.agent_id for s in live.seats]
+        seats = {"filled": len(live.seats), "total": live.seats_total}
+        match = live.match
+        if match is None:
+            return {
+                "match_id": live.match_id,
+                "game_id": live.entry.game_id,
+                "agent_id": me,
+                "status": live.status,
+                "players": players,
+                "seats": seats,
+                "your_turn": False,
+                "acting": [],
+                "events": [],
+                "cursor": cursor,
+            }
+        game = match.game
+        deadline = match.deadline
+        acting = match.acting()
         state: dict[str, Any] = {
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
-            "agent_id": seat.agent_id,
-            "status": live.status,
-            "players": [s.agent_id for s in live.seats],
-            "seats": {"filled": len(live.seats), "total": live.seats_total},
-        }
-        match = live.match
-        if match is None:
-            return {**state, "your_turn": False, "acting": [], "events": [], "cursor": cursor}
-        me = seat.agent_id
-        events = match.events_for(me, cursor)
-        deadline = match.deadline
-        allowed = match.allowed_actions(me)
-        acting = match.acting()
-        state.update(
-            round=match.round,
-            rounds=match.spec.rounds,
-            phase=match.phase,
-            acting=acting,
-            your_turn=me in acting,
-            deadline_seconds=None if deadline is None else max(0.0, round(deadline - self._clock(), 3)),
-            allowed_actions=[
+            "agent_id": me,
+            "status": "finished" if match.finished else "running",
+            "players": players,
+            "seats": seats,
+            "round": match.round,
+            "rounds": match.spec.rounds,
+            "phase": match.phase,
+            "acting": acting,
+            "your_turn": me in acting,
+            "deadline_seconds": None if deadline is None else max(0.0, round(deadline - self._clock(), 3)),
+            "allowed_actions": [
                 {
                     "name": a.name,
                     "description": a.description,
-                    "payload_schema": match.game.action_payload_schema(me, a),
+                    "payload_schema": game.action_payload_schema(me, a),
                     "remaining": match.remaining_uses(me, a),
                 }
-                for a in allowed
+                for a in match.allowed_actions(me)
             ],
-            messaging=match.message_allowance(me),
-            view=match.game.get_player_view(me),
-            bargaining=match.game.bargaining_position(me) if not match.finished else None,
-            events=[e.to_dict() for e in events],
-            cursor=len(match.events),
-        )
+            "messaging": match.message_allowance(me),
+            "view": game.get_player_view(me),
+            "bargaining": game.bargaining_position(me) if not match.finished else None,
+            "events": [e.to_dict() for e in match.events_for(me, cursor)],
+            "cursor": len(match.events),
+        }
         if include_prompt:
             state["prompt"] = self._prompt(live, match, me)
         if match.result is not None:
