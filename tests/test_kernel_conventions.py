@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -176,9 +177,29 @@ def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -
 def test_kept_values_are_the_values() -> None:
     from negotiation_platform.kernels.fair_draws import kept
 
-    for bound in (1, 27, 37, 225):  # read at once, and as two digits
+    for bound in (1, 27, 37, 225):  # read back, and divided
         values = jnp.asarray(np.random.default_rng(bound).integers(0, bound, (50, 8)), jnp.int32)
-        assert (np.asarray(jax.jit(lambda v, b=bound: kept(v, b))(values)) == np.asarray(values)).all(), bound
+        kept_values = jax.jit(lambda v, b=bound: kept(v, b))(values)
+        assert kept_values.dtype == values.dtype and (np.asarray(kept_values) == np.asarray(values)).all(), bound
+
+
+def test_bit_masks_pack_unpack_and_test_bits_as_the_booleans_they_hold() -> None:
+    from negotiation_platform.kernels import bitmasks
+
+    rng = np.random.default_rng(2)
+    for width in (1, 18, 32, 37, 70):
+        mask = rng.random((30, width)) < 0.4
+        words = bitmasks.packed(jnp.asarray(mask))
+        assert words.shape == (30, -(-width // 32)) and words.dtype == jnp.uint32
+        assert (np.asarray(bitmasks.unpack(words, width)) == mask).all(), width
+        columns = rng.integers(0, width, 30)
+        assert (np.asarray(bitmasks.bit_at(words, jnp.asarray(columns))) == mask[np.arange(30), columns]).all()
+        # the same mask built from column groups: split the columns at random points
+        cuts = sorted({0, width, *rng.integers(1, width, 3).tolist()} if width > 1 else {0, 1})
+        groups = [(a, jnp.asarray(mask[:, a:b])) for a, b in itertools.pairwise(cuts) if b > a]
+        assert (np.asarray(bitmasks.pack_columns(width, groups)) == np.asarray(words)).all(), width
+    gaps = bitmasks.pack_columns(40, [(3, jnp.ones((2, 2), bool)), (33, jnp.ones((2, 1), bool))])
+    assert np.asarray(bitmasks.unpack(gaps, 40))[0].nonzero()[0].tolist() == [3, 4, 33]  # unset columns stay False
 
 
 def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import threefry
+from negotiation_platform.kernels.bitmasks import WORD, packed
 
 
 def coin_flips(key: jax.Array, count: int) -> jax.Array:
@@ -41,35 +42,35 @@ def uniform_index_pair(key: jax.Array, first: jax.Array, second: jax.Array) -> t
 def uniform_true(key: jax.Array, mask: jax.Array) -> jax.Array:
     """int32 per row of `mask`: the position of a uniformly random True along its last axis (0 where a
     row has none), from one draw per row. A random legal move, given the legal mask."""
-    counts = jnp.sum(mask, axis=-1, dtype=jnp.int32)
-    return kept(nth_true(mask, uniform_indices(key, jnp.maximum(counts, 1))), mask.shape[-1])
+    return uniform_set_bit(key, packed(mask))
+
+
+def uniform_set_bit(key: jax.Array, words: jax.Array) -> jax.Array:
+    """int32 per row of packed words (`bitmasks`): the position of a uniformly random set bit (0 where
+    a row has none), from one draw per row. A kernel that keeps its legal mask as bits draws a random
+    legal move without ever building the mask as booleans."""
+    counts = jnp.sum(jax.lax.population_count(words), axis=-1, dtype=jnp.int32)
+    return kept(_nth_set_bit(words, uniform_indices(key, jnp.maximum(counts, 1))), words.shape[-1] * WORD)
 
 
 def kept(values: jax.Array, bound: int) -> jax.Array:
     """`values` (integers in [0, bound)) computed once for all their uses.
 
     XLA on a CPU copies cheap integer work (a draw's hash, a bit search) into every consumer of its
-    result, and a step has dozens; it does not copy an argmax, so the values are read back through
-    one. Without this, AdaSociety's step ran 5x slower with `uniform_true`. The argmax evaluates the
-    values' computation once per possible value, so above `_KEPT_DIGIT` of them they are read as two
-    digits, each through an argmax of about √bound.
+    result instead of computing it once, and a step has dozens. It copies neither an argmax nor an
+    instruction it deems expensive, such as a division. Up to `_READ_BACK` values are read back
+    through an argmax, which evaluates them once per possible value; more are divided by a one that
+    XLA cannot see is one (it comes through an optimisation barrier). Measured on AdaSociety: without
+    this its step ran 5x slower with `uniform_true`; its 27 moves ran 1.3x faster read back than
+    divided, the hard preset's 37 moves 1.3x faster divided than read back (whole or as two digits).
     """
-    if bound <= _KEPT_DIGIT:
-        return _argmax_read(values, bound)
-    base = math.isqrt(bound - 1) + 1
-    return _argmax_read(values // base, base) * base + _argmax_read(values % base, base)
+    if bound <= _READ_BACK:
+        return jnp.argmax(jnp.arange(bound) == values[..., None], axis=-1).astype(values.dtype)
+    return jax.lax.div(values, jax.lax.optimization_barrier(jnp.ones((), values.dtype)))
 
 
-_KEPT_DIGIT = 32
-"""Measured: AdaSociety's 37 moves of the hard preset ran 1.15x faster read as digits, its 27 moves
-of the default game 0.83x as fast."""
-
-
-def _argmax_read(values: jax.Array, bound: int) -> jax.Array:
-    return jnp.argmax(jnp.arange(bound) == values[..., None], axis=-1).astype(jnp.int32)
-
-
-_WORD = 32
+_READ_BACK = 32
+"""Most values `kept` reads back through an argmax rather than divides (see there)."""
 
 
 def nth_true(mask: jax.Array, n: jax.Array) -> jax.Array:
@@ -81,7 +82,7 @@ def nth_true(mask: jax.Array, n: jax.Array) -> jax.Array:
     row (what `argmax(cumsum(mask) > n)` needs) is a chain of separate kernels on a CPU, and cost
     AdaSociety's step about a sixth of its time.
     """
-    return _nth_set_bit(_packed(mask), n)
+    return _nth_set_bit(packed(mask), n)
 
 
 def distinct_indices(key: jax.Array, count: int, n: int) -> jax.Array:
@@ -93,37 +94,28 @@ def distinct_indices(key: jax.Array, count: int, n: int) -> jax.Array:
     kernel on a CPU: AdaSociety's three cell draws at a match's start had cost a tenth of its steps.
     """
     ranks = _below(threefry.bits(key, (n,)), count - jnp.arange(n, dtype=jnp.int32))
-    free = _packed(jnp.ones(count, bool))
+    free = packed(jnp.ones(count, bool))
 
     def draw(i: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         free, drawn = carry
         index = _nth_set_bit(free, ranks[i])
-        word = jnp.arange(free.shape[-1]) == index // _WORD
-        free = jnp.where(word, free & ~(jnp.uint32(1) << (index % _WORD).astype(jnp.uint32)), free)
+        word = jnp.arange(free.shape[-1]) == index // WORD
+        free = jnp.where(word, free & ~(jnp.uint32(1) << (index % WORD).astype(jnp.uint32)), free)
         return free, drawn.at[i].set(index)
 
     drawn: jax.Array = jax.lax.fori_loop(0, n, draw, (free, jnp.zeros(n, jnp.int32)))[1]
     return drawn
 
 
-def _packed(mask: jax.Array) -> jax.Array:
-    """uint32[..., words]: the last axis of `mask` as bits, 32 to a word, lowest first."""
-    width = mask.shape[-1]
-    words = -(-width // _WORD)
-    padded = jnp.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, words * _WORD - width)])
-    bits = padded.reshape(*mask.shape[:-1], words, _WORD).astype(jnp.uint32)
-    return jnp.sum(bits << jnp.arange(_WORD, dtype=jnp.uint32), axis=-1, dtype=jnp.uint32)
-
-
-def _nth_set_bit(packed: jax.Array, n: jax.Array) -> jax.Array:
+def _nth_set_bit(words: jax.Array, n: jax.Array) -> jax.Array:
     """The position of set bit number `n` (from 0) of each row of packed words, 0 where there is none."""
     rank = jnp.asarray(n, jnp.uint32)
     position, found = jnp.zeros(rank.shape, jnp.int32), jnp.zeros(rank.shape, bool)
-    for index in range(packed.shape[-1]):
-        word = packed[..., index]
+    for index in range(words.shape[-1]):
+        word = words[..., index]
         count = jax.lax.population_count(word)
         here = ~found & (rank < count)
-        position = jnp.where(here, index * _WORD + _nth_bit(word, rank), position)
+        position = jnp.where(here, index * WORD + _nth_bit(word, rank), position)
         rank = jnp.where(found | here, rank, rank - count)
         found = found | here
     return position

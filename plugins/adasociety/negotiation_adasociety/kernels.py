@@ -19,9 +19,9 @@ import numpy as np
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
 from negotiation_adasociety.world import DIRECTIONS, Rules
-from negotiation_platform.kernels import spaces, threefry
+from negotiation_platform.kernels import bitmasks, spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_true
+from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_set_bit
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -168,11 +168,15 @@ class AdaSocietyEnv:
 
     def legal_mask(self, state: State, params: Params) -> jax.Array:
         """bool[N, A]: the actions each player may take now (the engine's legal set, encoded)."""
-        return jnp.where(
-            state.time < self.negotiation_steps, self._social_mask(state), self._physical_mask(state, params)
-        )
+        return bitmasks.unpack(self.legal_bits(state, params), self.num_actions)
 
-    def _physical_mask(self, state: State, params: Params) -> jax.Array:
+    def legal_bits(self, state: State, params: Params) -> jax.Array:
+        """uint32[N, ⌈A/32⌉]: `legal_mask` as bits (`bitmasks`), all that drawing a random legal move
+        and checking the chosen one read: built from a few column groups, never as [N, A] booleans."""
+        negotiating = state.time < self.negotiation_steps
+        return jnp.where(negotiating, self._social_bits(state), self._physical_bits(state, params))
+
+    def _physical_bits(self, state: State, params: Params) -> jax.Array:
         inventory, here = state.inventory, state.position
         piles_here = state.piles[here]  # [N, R]
         sees = _holds(inventory[:, None, :], params.pick_requirements[None, :, :])  # [N, R]
@@ -182,12 +186,11 @@ class AdaSocietyEnv:
         safe = jnp.maximum(recipe, 0)
         visible = (recipe >= 0) & _holds(inventory, params.recipe_requirements[safe])
         fits = jnp.all(inventory - params.recipe_inputs[safe] + params.recipe_outputs[safe] <= params.caps, axis=-1)
-        n = self.num_agents
-        always = jnp.ones((n, STAY + 1), bool)
-        social = jnp.zeros((n, self.num_actions - self.request_at), bool)
-        return jnp.concatenate([always, (visible & fits)[:, None], pick, dump, social], axis=1)
+        always = jnp.ones((self.num_agents, STAY + 1), bool)
+        groups = [(0, always), (PRODUCE, (visible & fits)[:, None]), (FIRST_PICK, pick), (self.dump_at, dump)]
+        return bitmasks.pack_columns(self.num_actions, groups)
 
-    def _social_mask(self, state: State) -> jax.Array:
+    def _social_bits(self, state: State) -> jax.Array:
         n, players = self.num_agents, jnp.arange(self.num_agents)
         free = state.partner < 0
         same_group = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
@@ -201,9 +204,14 @@ class AdaSocietyEnv:
         accept = on_turn & theirs
         end = on_turn & opened
         propose = jnp.broadcast_to(on_turn[:, None], (n, self.levels))
-        physical = jnp.zeros((n, STAY), bool)
-        crafting = jnp.zeros((n, 1 + 2 * self.num_resources), bool)
-        return jnp.concatenate([physical, stay[:, None], crafting, request, accept[:, None], end[:, None], propose], 1)
+        groups = [
+            (STAY, stay[:, None]),
+            (self.request_at, request),
+            (self.accept_at, accept[:, None]),
+            (self.accept_at + 1, end[:, None]),
+            (self.propose_at, propose),
+        ]
+        return bitmasks.pack_columns(self.num_actions, groups)
 
     # --- one step -------------------------------------------------------------------------------
 
@@ -213,7 +221,7 @@ class AdaSocietyEnv:
 
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
         """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
-        legal = jnp.take_along_axis(self.legal_mask(state, params), actions[:, None], axis=1)[:, 0]
+        legal = bitmasks.bit_at(self.legal_bits(state, params), actions)
         actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
@@ -415,7 +423,7 @@ class AdaSocietyEnv:
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
-        return uniform_true(key, self.legal_mask(state, params))
+        return uniform_set_bit(key, self.legal_bits(state, params))
 
 
 def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
