@@ -17,6 +17,9 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSeriali
 
 MAX_DEPTH = 32
 """Deepest nesting of objects and arrays accepted; no payload or config needs more."""
+MAX_INT_BITS = 1024
+"""The largest integer accepted anywhere in JSON input, in bits: no game needs more than 64, and Python
+refuses to write an integer of over 4,300 digits as text (a ValueError, not a refusal)."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -93,6 +96,8 @@ def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
             return loc[:MAX_DEPTH], f"nested deeper than {MAX_DEPTH} levels"
         if isinstance(value, float) and not math.isfinite(value):
             return loc, "Input should be a finite number"
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+            return loc, f"integer larger than {MAX_INT_BITS} bits"
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):

@@ -16,7 +16,7 @@ from negotiation_platform.arena.arena import MAX_ARGUMENT_CHARS
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games import Split100Game
-from negotiation_platform.strict_json import MAX_DEPTH, plain_json_chars
+from negotiation_platform.strict_json import MAX_DEPTH, MAX_INT_BITS, plain_json_chars
 
 pytestmark = pytest.mark.anyio
 
@@ -61,6 +61,8 @@ async def refused_payload(arena: Arena, match_id: str, token: str, action: str, 
         ({"mine": 50, "extra": nested(3_000)}, f"deeper than {MAX_DEPTH}"),
         (nested(3_000), f"deeper than {MAX_DEPTH}"),
         ({"mine": [50]}, "valid integer"),
+        ({"mine": 10**5_000}, f"larger than {MAX_INT_BITS} bits"),  # too long for json.dumps to write
+        ({"mine": 50, "note": [-(2**2_000)]}, f"larger than {MAX_INT_BITS} bits"),
     ],
 )
 async def test_payloads_are_not_coerced(payload: Any, says: str) -> None:
