@@ -202,6 +202,19 @@ def test_bit_masks_pack_unpack_and_test_bits_as_the_booleans_they_hold() -> None
     assert np.asarray(bitmasks.unpack(gaps, 40))[0].nonzero()[0].tolist() == [3, 4, 33]  # unset columns stay False
 
 
+def test_only_if_computes_where_needed_and_leaves_the_rest() -> None:
+    from negotiation_platform.kernels.skips import only_if
+
+    def step(needed: jax.Array, x: jax.Array) -> jax.Array:
+        return only_if(needed, lambda: x * 10 + 1, x)
+
+    x = jnp.arange(6, dtype=jnp.int32)
+    needed = jnp.asarray([True, False, True, False, False, True])
+    assert np.asarray(jax.jit(jax.vmap(step))(needed, x)).tolist() == [1, 1, 21, 3, 4, 51]
+    assert np.asarray(jax.jit(jax.vmap(step))(jnp.zeros(6, bool), x)).tolist() == list(range(6))
+    assert int(step(jnp.bool_(True), jnp.int32(2))) == 21
+
+
 def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:
     from negotiation_platform.kernels.fair_draws import uniform_true
 

