@@ -42,15 +42,15 @@ def uniform_index_pair(key: jax.Array, first: jax.Array, second: jax.Array) -> t
 def uniform_true(key: jax.Array, mask: jax.Array) -> jax.Array:
     """int32 per row of `mask`: the position of a uniformly random True along its last axis (0 where a
     row has none), from one draw per row. A random legal move, given the legal mask."""
-    return uniform_set_bit(key, packed(mask))
+    return uniform_set_bit(key, packed(mask), mask.shape[-1])
 
 
-def uniform_set_bit(key: jax.Array, words: jax.Array) -> jax.Array:
-    """int32 per row of packed words (`bitmasks`): the position of a uniformly random set bit (0 where
-    a row has none), from one draw per row. A kernel that keeps its legal mask as bits draws a random
-    legal move without ever building the mask as booleans."""
+def uniform_set_bit(key: jax.Array, words: jax.Array, width: int) -> jax.Array:
+    """int32 per row of packed words (`bitmasks`) of a mask of `width` columns: the position of a
+    uniformly random set bit (0 where a row has none), from one draw per row. A kernel that keeps its
+    legal mask as bits draws a random legal move without ever building the mask as booleans."""
     counts = jnp.sum(jax.lax.population_count(words), axis=-1, dtype=jnp.int32)
-    return kept(_nth_set_bit(words, uniform_indices(key, jnp.maximum(counts, 1))), words.shape[-1] * WORD)
+    return kept(_nth_set_bit(words, uniform_indices(key, jnp.maximum(counts, 1))), width)
 
 
 def kept(values: jax.Array, bound: int) -> jax.Array:

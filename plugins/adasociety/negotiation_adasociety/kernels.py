@@ -441,7 +441,7 @@ class AdaSocietyEnv:
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
-        return uniform_set_bit(key, self.legal_bits(state, params))
+        return uniform_set_bit(key, self.legal_bits(state, params), self.num_actions)
 
 
 def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
