@@ -957,7 +957,7 @@ class Arena:
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
             "agent_id": me,
-            "status": "finished" if match.finished else "running",
+            "status": live.status,
             "players": players,
             "seats": seats,
             "round": match.round,
