@@ -934,32 +934,22 @@ class Arena:
 
     def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> dict[str, Any]:
         me = seat.agent_id
-        players = [s.agent_id for s in live.seats]
-        seats = {"filled": len(live.seats), "total": live.seats_total}
-        match = live.match
-        if match is None:
-            return {
-                "match_id": live.match_id,
-                "game_id": live.entry.game_id,
-                "agent_id": me,
-                "status": live.status,
-                "players": players,
-                "seats": seats,
-                "your_turn": False,
-                "acting": [],
-                "events": [],
-                "cursor": cursor,
-            }
-        game = match.game
-        deadline = match.deadline
-        acting = match.acting()
-        state: dict[str, Any] = {
+        header = {
             "match_id": live.match_id,
             "game_id": live.entry.game_id,
             "agent_id": me,
             "status": live.status,
-            "players": players,
-            "seats": seats,
+            "players": [s.agent_id for s in live.seats],
+            "seats": {"filled": len(live.seats), "total": live.seats_total},
+        }
+        match = live.match
+        if match is None:
+            return {**header, "your_turn": False, "acting": [], "events": [], "cursor": cursor}
+        game = match.game
+        deadline = match.deadline
+        acting = match.acting()
+        state: dict[str, Any] = {
+            **header,
             "round": match.round,
             "rounds": match.spec.rounds,
             "phase": match.phase,
