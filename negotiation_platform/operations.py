@@ -14,6 +14,7 @@ from typing import Any
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_NESTING = 64
@@ -71,6 +72,12 @@ MATCH_FILTERS: dict[str, dict[str, Any]] = {
 """`list_matches`' own arguments: there `since` is a time, not an event cursor."""
 
 
+PAGED = (
+    f"Events come a page at a time (at most {MAX_PAGE_EVENTS}): while `more` is true, call again with "
+    "`since` set to the answer's `cursor`."
+)
+
+
 @dataclass(frozen=True)
 class Operation:
     description: str
@@ -120,7 +127,7 @@ OPERATIONS: dict[str, Operation] = {
         "Everything you need now: status, phase, round, whose turn, deadline, allowed actions with payload "
         "schemas, your view, the events since `since`, and the prompt text (unless include_prompt is false). "
         f"With wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until it is your turn or something "
-        "new happened.",
+        f"new happened. {PAGED}",
         ("match_id", "token"),
         ("since", "wait_seconds", "include_prompt"),
     ),
@@ -158,7 +165,7 @@ OPERATIONS: dict[str, Operation] = {
     "watch": Operation(
         "Spectate a match without a seat: its status, round, phase, who must act, and the public events after "
         "cursor `since` (a seat's private messages and sealed moves are never shown while it runs). With "
-        f"wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until something new happened.",
+        f"wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until something new happened. {PAGED}",
         ("match_id",),
         ("since", "wait_seconds"),
     ),

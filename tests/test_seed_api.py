@@ -290,6 +290,15 @@ class TestResourceAllocationGame:
         assert game.is_valid_action("dev_team", {"type": "propose", "gpu": 6, "cpu": 4}, {})
         assert not game.is_valid_action("mkt_team", {"type": "propose", "gpu": 12, "cpu": 8}, {})
 
+    def test_batna_values_is_a_method_and_the_team_values_are_the_config(self) -> None:
+        # Row 17: the documented attribute is the config's `batnas`; `batna_values()` is every game's hook.
+        game = ResourceAllocationGame({"batna_decay": 0.1})
+        game.initialize_game(["dev_team", "mkt_team"])
+        assert game.settings.batnas == {"development": 300, "marketing": 270}
+        values = game.batna_values()
+        assert set(values) == {"dev_team", "mkt_team"}
+        assert sorted(values.values()) == [270.0, 300.0]  # round 1: not decayed yet
+
     def test_process_action_takes_the_documented_names_and_records_the_history(self) -> None:
         game = ResourceAllocationGame({})
         state = game.initialize_game(["development", "marketing"])

@@ -140,11 +140,13 @@ async def play_match(
             seat.cursor = turn["cursor"]
             seen.update((event["seq"], event) for event in turn["events"])
             if turn["status"] == "finished":
-                for other in seats:  # what the match's end showed the seats not asked yet
-                    if other is not seat:
+                for other in seats:  # what the match's end showed every seat, page by page
+                    more = other is not seat or turn["more"]
+                    while more:
                         final = await arena.get_turn_state(
                             match_id, other.token, since=other.cursor, include_prompt=False
                         )
+                        other.cursor, more = final["cursor"], final["more"]
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
@@ -613,13 +614,15 @@ class Arena:
             await self._mutate(live, lambda: self._change(live, change, before))
             live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
             acting = match.acting()
+            page = seat_page(match, seat.agent_id, before)
             outcome = {
                 "ok": True,
-                "events": [e.to_dict() for e in match.events_for(seat.agent_id, before)],
+                "events": page.events,
                 "status": live.status,
                 "your_turn": seat.agent_id in acting,
                 "acting": acting,
-                "cursor": len(match.events),
+                "cursor": page.cursor,
+                "more": page.more,
             }
         self._settled(live)
         return outcome
@@ -917,15 +920,26 @@ class Arena:
         }
         match = live.match
         if match is None:
-            return {**state, "round": 0, "phase": None, "acting": [], "events": [], "cursor": cursor, "revealed": False}
+            return {
+                **state,
+                "round": 0,
+                "phase": None,
+                "acting": [],
+                "events": [],
+                "cursor": cursor,
+                "more": False,
+                "revealed": False,
+            }
         revealed = match.finished and self.policy.reveal_finished
+        page = spectator_page(match, cursor, revealed) if with_events else EventPage([], len(match.events), False)
         state.update(
             round=match.round,
             rounds=match.spec.rounds,
             phase=match.phase,
             acting=match.acting(),
-            events=[e.to_dict() for e in spectator_events(match.events[cursor:], revealed)] if with_events else [],
-            cursor=len(match.events),
+            events=page.events,
+            cursor=page.cursor,
+            more=page.more,
             revealed=revealed,
         )
         if match.result is not None:  # a config can hold private numbers (BATNAs by role): shown after the end
@@ -944,9 +958,9 @@ class Arena:
         }
         match = live.match
         if match is None:
-            return {**header, "your_turn": False, "acting": [], "events": [], "cursor": cursor}
+            return {**header, "your_turn": False, "acting": [], "events": [], "cursor": cursor, "more": False}
         game = match.game
-        deadline = match.deadline
+        deadline = self._seat_deadline(live, match, me)
         acting = match.acting()
         state: dict[str, Any] = {
             **header,
@@ -968,14 +982,22 @@ class Arena:
             "messaging": match.message_allowance(me),
             "view": game.get_player_view(me),
             "bargaining": game.bargaining_position(me) if not match.finished else None,
-            "events": [e.to_dict() for e in match.events_for(me, cursor)],
-            "cursor": len(match.events),
         }
+        page = seat_page(match, me, cursor)
+        state.update(events=page.events, cursor=page.cursor, more=page.more)
         if include_prompt:
             state["prompt"] = self._prompt(live, match, me)
         if match.result is not None:
             state["result"] = {"payoffs": match.result.final_scores, "agreement": match.result.game_data["agreement"]}
         return state
+
+    def _seat_deadline(self, live: LiveMatch, match: Match, agent_id: str) -> float | None:
+        """When the seat's default move comes, on the arena's clock: its turn clock or the phase's deadline."""
+        deadline = match.deadline
+        started, timeout = live.turn_started.get(agent_id), self.policy.turn_timeout
+        if started is not None and timeout is not None:
+            deadline = min(started + timeout, deadline if deadline is not None else math.inf)
+        return deadline
 
     @staticmethod
     def _prompt(live: LiveMatch, match: Match, agent_id: str) -> str:

@@ -142,9 +142,10 @@ class Viewer:
                     yield f"event: update\ndata: {json.dumps(state, allow_nan=False)}\n\n"
                 else:
                     yield ": still watching\n\n"
-                if state["status"] == "finished" or await request.is_disconnected():
+                if (state["status"] == "finished" and not state["more"]) or await request.is_disconnected():
                     return
-                state = await self.source.watch(state["match_id"], state["cursor"], STREAM_POLL_SECONDS)
+                wait = 0 if state["more"] else STREAM_POLL_SECONDS  # a page of a longer log: read on at once
+                state = await self.source.watch(state["match_id"], state["cursor"], wait)
         except NegotiationError as refusal:  # the match left memory while we watched
             yield f"event: failure\ndata: {json.dumps(refusal.to_dict())}\n\n"
         finally:

@@ -15,6 +15,17 @@ function api(path) {
   });
 }
 
+// A match's state with every event it shows from the start: the server answers a page of events
+// at a time (`more` while the log goes on past `cursor`), so read on until the last page.
+function readMatch(base) {
+  const readFrom = (since, events) =>
+    api(base + "?since=" + since).then((state) => {
+      const all = events.concat(state.events);
+      return state.more ? readFrom(state.cursor, all) : Object.assign(state, { events: all });
+    });
+  return readFrom(0, []);
+}
+
 function element(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
@@ -170,7 +181,7 @@ function followMatch() {
   const base = "/matches/" + encodeURIComponent(matchId);
   let events = [];
   const finish = () =>
-    api(base).then((state) => {
+    readMatch(base).then((state) => {
       // read again from the start: a server that reveals finished matches now shows every event
       events = state.events;
       renderSummary(state);
@@ -179,7 +190,7 @@ function followMatch() {
       body.dataset.live = "done";
       return loadPanels(matchId, null);
     });
-  api(base).then((state) => {
+  readMatch(base).then((state) => {
     events = state.events;
     renderSummary(state);
     renderTranscript(events);

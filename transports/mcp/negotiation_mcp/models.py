@@ -10,6 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+
+MORE = f"Whether more events follow `cursor` (a page holds at most {MAX_PAGE_EVENTS}): call again from there."
+
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -54,6 +58,7 @@ class TurnState(_Open):
     acting: list[str]
     events: list[dict[str, Any]] = Field(description="Events you may see since the cursor you passed.")
     cursor: int = Field(description="Pass as `since` next time to get only newer events.")
+    more: bool = Field(default=False, description=MORE)
 
 
 class ActionOutcome(_Open):
@@ -63,6 +68,7 @@ class ActionOutcome(_Open):
     acting: list[str]
     events: list[dict[str, Any]]
     cursor: int
+    more: bool = Field(default=False, description=MORE)
 
 
 class LeftMatch(_Open):
@@ -84,6 +90,7 @@ class Spectacle(_Open):
     acting: list[str]
     events: list[dict[str, Any]] = Field(description="Public events since the cursor you passed.")
     cursor: int = Field(description="Pass as `since` next time to get only newer events.")
+    more: bool = Field(default=False, description=MORE)
     revealed: bool = Field(
         description="Whether private events are included (a finished match, on a server that reveals)."
     )

@@ -276,3 +276,17 @@ async def test_how_to_play_names_the_remote_opponent_form_and_leave_game_is_a_to
         opponents = text.split("Opponents for start_game: ")[1]
         assert "a2a:URL" in opponents and "a2a," not in opponents
         assert "leave_game" in {t.name for t in (await client.list_tools()).tools}
+
+
+async def test_deadline_seconds_tells_a_seat_when_its_turn_clock_plays_the_default_move() -> None:
+    with mcp_server("--turn-timeout", "30") as url:
+        async with api_for(url) as api:
+            started = await api.start_game("split_100", name="alice")
+            joined = await api.join_game(started["match_id"], name="bob")
+            tokens = {"alice": started["token"], "bob": joined["token"]}
+            state = await api.get_turn_state(started["match_id"], started["token"])
+            (acting,) = state["acting"]
+            mine = await api.get_turn_state(started["match_id"], tokens[acting])
+            assert 25 < mine["deadline_seconds"] <= 30  # split_100's phase has no clock: this is the turn clock
+            other = "bob" if acting == "alice" else "alice"
+            assert (await api.get_turn_state(started["match_id"], tokens[other]))["deadline_seconds"] is None
