@@ -233,7 +233,7 @@ def _check_opponents(house: HouseSeats, opponents: Any) -> None:
     if refused:
         raise NegotiationError(
             ErrorCode.FORBIDDEN,
-            f"This server does not seat remote agents at {sorted(refused)} ({'; '.join(refused.values())}); "
-            "its operator can allow URL prefixes with `serve ... --allow-remote-agent PREFIX`.",
+            f"This server does not seat these remote agents: {'; '.join(refused.values())}. "
+            "Its operator can allow URL prefixes with `serve ... --allow-remote-agent PREFIX`.",
             refused=refused,
         )
