@@ -22,8 +22,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from negotiation_a2a import wire
 from negotiation_a2a.agent_server import build_agent_app
-from negotiation_a2a.client import A2aArena, connect
+from negotiation_a2a.client import A2aArena, connect, guarded_http
 from negotiation_platform.agents import ConcessionAgent
+from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 pytestmark = pytest.mark.anyio
@@ -166,3 +167,16 @@ async def test_dot_segments_and_look_alike_paths_are_refused_and_nothing_is_fetc
             assert f"a2a:{pa}{path}" in refused.value.details["refused"]
         assert await api.list_matches() == before
     assert all(map(inside, pa_seen.paths))  # (seats of the other test's matches may still be playing)
+
+
+async def test_each_request_and_each_redirect_hop_is_checked_before_it_is_sent(setup: Setup) -> None:
+    card = f"{PREFIX}/card-redirects/.well-known/agent-card.json"
+    async with hosts(setup) as (pa, pa_seen, pb_seen), guarded_http(AllowList.of([f"{pa}{PREFIX}"]), 5) as http:
+        for url in (f"{pa}{PREFIX}/../x", f"http://127.0.0.1:{setup.pb_port}/internal-admin/jsonrpc"):
+            with pytest.raises(UrlRefused):
+                await http.get(url)
+        with pytest.raises(UrlRefused):  # even when asked to follow, the hop to PB is refused
+            await http.get(f"{pa}{card}", follow_redirects=True)
+        assert (await http.get(f"{pa}{card}")).status_code == 307  # and by default nothing is followed
+    assert pb_seen.paths == []
+    assert pa_seen.paths == [card, card]
