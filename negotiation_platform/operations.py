@@ -235,10 +235,12 @@ def _check_opponents(house: HouseSeats, opponents: Any) -> None:
     if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "opponents must be a list of agent names.")
     policy = house.arena.policy
-    refused = [o for o in opponents if ":" in o and not policy.allows_remote_agent(o.partition(":")[2])]
+    reasons = {o: policy.remote_agent_refusal(o.partition(":")[2]) for o in opponents if ":" in o}
+    refused = {o: why for o, why in reasons.items() if why is not None}
     if refused:
         raise NegotiationError(
             ErrorCode.FORBIDDEN,
-            f"This server does not seat remote agents at {refused}; its operator can allow URL prefixes "
-            "with `serve ... --allow-remote-agent PREFIX`.",
+            f"This server does not seat these remote agents: {'; '.join(refused.values())}. "
+            "Its operator can allow URL prefixes with `serve ... --allow-remote-agent PREFIX`.",
+            refused=refused,
         )

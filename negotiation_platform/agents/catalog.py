@@ -6,11 +6,14 @@ register an agent kind that plays for someone remote.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.allowlist import AllowList
 
 
 def self_contained(registry: Registry) -> list[str]:
@@ -22,13 +25,19 @@ def known_agent(registry: Registry, spec: str) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in registry.agents()
 
 
-def make_agent(registry: Registry, spec: str, seed: int) -> Agent:
-    """An agent for `spec`, seeded; unknown names raise NegotiationError(invalid_argument)."""
+def make_agent(registry: Registry, spec: str, seed: int, allow: AllowList | None = None) -> Agent:
+    """An agent for `spec`, seeded; unknown names raise NegotiationError(invalid_argument).
+
+    A kind that contacts URLs (its factory says `checks_urls = True`) is handed `allow`, the URLs
+    a served arena lets it contact (None: any)."""
     if not known_agent(registry, spec):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
         )
     kind, _, target = spec.partition(":")
+    factory = registry.agents()[kind]
     options: dict[str, Any] = {"target": target} if target else {}
-    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **options)
+    if allow is not None and getattr(factory, "checks_urls", False):
+        options["allow"] = allow
+    agent: Agent = factory(seed=seed, name=kind, **options)
     return agent

@@ -22,8 +22,9 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   the host owns every seat and a thread hop costs more than a step of most games, so steps run
   on the loop.
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
-  (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
-  fetch arbitrary URLs.
+  (same scheme, host and port, and a path under the prefix's; `allowlist` says how URLs are
+  compared), and a remote seat contacts nothing else (its card's endpoints and any redirect are
+  checked too), so callers cannot make the server fetch arbitrary URLs.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ import argparse
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+
+from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
@@ -49,8 +52,8 @@ class ArenaPolicy:
     max_live_matches: int | None = None
     max_waiting_per_caller: int | None = None
     finished_ttl: float | None = None
-    remote_agents: tuple[str, ...] | None = None
-    """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
+    remote_agents: AllowList | None = None
+    """URLs remote (`a2a:URL`) opponents may live under and be reached at; None allows any (in-process only)."""
     reveal_finished: bool = False
     """Whether spectators of a finished match see its private events and every seat's view."""
     steps_in_thread: bool = False
@@ -66,7 +69,7 @@ class ArenaPolicy:
         max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
-        remote_agents: tuple[str, ...] = (),
+        remote_agents: Iterable[str] = (),
         reveal_finished: bool = False,
     ) -> ArenaPolicy:
         """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
@@ -76,7 +79,7 @@ class ArenaPolicy:
             max_live_matches,
             max_waiting_per_caller,
             finished_ttl,
-            remote_agents,
+            AllowList.of(remote_agents),
             reveal_finished,
             steps_in_thread=True,
         )
@@ -89,10 +92,12 @@ class ArenaPolicy:
         digest = hmac.new(self.secret, material.encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:8], "big") >> 1
 
+    def remote_agent_refusal(self, url: str) -> str | None:
+        """Why a remote agent at `url` may not be contacted, or None when it may."""
+        return None if self.remote_agents is None else self.remote_agents.refusal(url)
+
     def allows_remote_agent(self, url: str) -> bool:
-        if self.remote_agents is None:
-            return True
-        return any(_under(url, prefix) for prefix in self.remote_agents)
+        return self.remote_agent_refusal(url) is None
 
     def limits(self) -> dict[str, Any]:
         """What `list_matches` tells callers about this arena's limits."""
@@ -104,21 +109,6 @@ class ArenaPolicy:
             "reproducible_seeds": self.reproducible,
             "reveals_finished_matches": self.reveal_finished,
         }
-
-
-def _under(url: str, prefix: str) -> bool:
-    """Whether `url` is under `prefix`: same scheme, host and port, no user info, path below the prefix's."""
-    try:
-        got, allowed = urlsplit(url), urlsplit(prefix)
-        ports = (got.port, allowed.port)
-    except ValueError:
-        return False
-    if got.username is not None or got.password is not None or got.scheme not in ("http", "https"):
-        return False
-    base = allowed.path.rstrip("/")
-    return (got.scheme, got.hostname, ports[0]) == (allowed.scheme, allowed.hostname, ports[1]) and (
-        got.path.rstrip("/") == base or got.path.startswith(base + "/")
-    )
 
 
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -153,8 +143,10 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         "--allow-remote-agent",
         action="append",
         default=[],
+        type=_url_prefix,
         metavar="URL_PREFIX",
-        help="allow a2a:URL opponents under this URL prefix (repeatable; none allowed by default)",
+        help="allow a2a:URL opponents under this URL prefix, and contact them and the endpoints their "
+        "cards name only there (repeatable; none allowed by default)",
     )
     add_reveal_argument(parser)
 
@@ -177,6 +169,14 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         remote_agents=tuple(args.allow_remote_agent),
         reveal_finished=args.reveal_finished,
     )
+
+
+def _url_prefix(text: str) -> str:
+    try:
+        [prefix] = AllowList.of([text]).prefixes
+    except UrlRefused as why:
+        raise argparse.ArgumentTypeError(f"not a usable URL prefix ({why}): {text!r}") from None
+    return str(prefix)
 
 
 def _positive(text: str) -> float:
