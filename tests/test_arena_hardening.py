@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.limits import Caller
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS, run_operation
 
-CALLERS = ["address:a", "address:b", "address:c"]
+CALLERS = [Caller("address:a"), Caller("address:b"), Caller("address:c")]
 GAMES = ["split_100", "deal_or_no_deal", "integrative_negotiation", "auction"]
 JUNK = st.one_of(
     st.none(),

@@ -11,9 +11,11 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   over, so a finished match can still be replayed.
 * **Turn clock.** Every seat that must act has `turn_timeout` seconds to do something; then its
   default move is played and logged as a timeout event, so a dead client cannot stall a match.
-* **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
-  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
-  (as do matches still waiting for players that long after their last seat was taken).
+* **Limits.** At most `max_live_matches` unfinished matches, at most `max_live_per_caller` of
+  them holding a seat of one caller and `max_live_per_address` of one address, at most
+  `max_waiting_per_caller` matches waiting for players per caller (see `arena.limits` for what a
+  caller is and what counts), and finished matches leave memory after `finished_ttl` (as do
+  matches still waiting for players that long after their last seat was taken).
 * **Spectators.** Anyone may watch a match's public events; a seat's private messages, sealed moves
   and own view stay hidden, even after the end unless the server is told to reveal finished
   matches (`reveal_finished`).
@@ -39,6 +41,8 @@ from urllib.parse import urlsplit
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
 DEFAULT_MAX_WAITING_PER_CALLER = 10
+DEFAULT_MAX_LIVE_PER_CALLER = 20
+DEFAULT_MAX_LIVE_PER_ADDRESS = 100
 DEFAULT_FINISHED_TTL = 3600.0
 
 
@@ -49,6 +53,8 @@ class ArenaPolicy:
     max_live_matches: int | None = None
     max_waiting_per_caller: int | None = None
     finished_ttl: float | None = None
+    max_live_per_caller: int | None = None
+    max_live_per_address: int | None = None
     remote_agents: tuple[str, ...] | None = None
     """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
     reveal_finished: bool = False
@@ -66,18 +72,22 @@ class ArenaPolicy:
         max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
+        max_live_per_caller: int | None = DEFAULT_MAX_LIVE_PER_CALLER,
+        max_live_per_address: int | None = DEFAULT_MAX_LIVE_PER_ADDRESS,
         remote_agents: tuple[str, ...] = (),
         reveal_finished: bool = False,
     ) -> ArenaPolicy:
         """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
         return cls(
-            reproducible,
-            turn_timeout,
-            max_live_matches,
-            max_waiting_per_caller,
-            finished_ttl,
-            remote_agents,
-            reveal_finished,
+            reproducible=reproducible,
+            turn_timeout=turn_timeout,
+            max_live_matches=max_live_matches,
+            max_waiting_per_caller=max_waiting_per_caller,
+            finished_ttl=finished_ttl,
+            max_live_per_caller=max_live_per_caller,
+            max_live_per_address=max_live_per_address,
+            remote_agents=remote_agents,
+            reveal_finished=reveal_finished,
             steps_in_thread=True,
         )
 
@@ -98,6 +108,8 @@ class ArenaPolicy:
         """What `list_matches` tells callers about this arena's limits."""
         return {
             "max_live_matches": self.max_live_matches,
+            "max_live_per_caller": self.max_live_per_caller,
+            "max_live_per_address": self.max_live_per_address,
             "max_waiting_per_caller": self.max_waiting_per_caller,
             "finished_ttl_seconds": self.finished_ttl,
             "turn_timeout_seconds": self.turn_timeout,
@@ -138,6 +150,18 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         help="unfinished matches at once (more are refused)",
     )
     parser.add_argument(
+        "--max-live-per-caller",
+        type=_count,
+        default=DEFAULT_MAX_LIVE_PER_CALLER,
+        help="unfinished matches one caller (an MCP session or A2A context, else an address) may hold a seat in",
+    )
+    parser.add_argument(
+        "--max-live-per-address",
+        type=_count,
+        default=DEFAULT_MAX_LIVE_PER_ADDRESS,
+        help="unfinished matches the callers of one network address may hold seats in, all sessions together",
+    )
+    parser.add_argument(
         "--max-waiting-per-caller",
         type=_count,
         default=DEFAULT_MAX_WAITING_PER_CALLER,
@@ -173,6 +197,8 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         turn_timeout=args.turn_timeout,
         max_live_matches=args.max_live_matches,
         max_waiting_per_caller=args.max_waiting_per_caller,
+        max_live_per_caller=args.max_live_per_caller,
+        max_live_per_address=args.max_live_per_address,
         finished_ttl=args.finished_ttl,
         remote_agents=tuple(args.allow_remote_agent),
         reveal_finished=args.reveal_finished,
