@@ -41,8 +41,10 @@ from urllib.parse import urlsplit
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
 DEFAULT_MAX_WAITING_PER_CALLER = 10
-DEFAULT_MAX_LIVE_PER_CALLER = 20
-DEFAULT_MAX_LIVE_PER_ADDRESS = 100
+CALLER_SHARE = 10
+"""By default one caller may hold a seat in a tenth of `max_live_matches` (100 of 1000)..."""
+ADDRESS_SHARE = 4
+"""...and the callers of one address in a quarter (250 of 1000): no one can lock the others out."""
 DEFAULT_FINISHED_TTL = 3600.0
 
 
@@ -72,12 +74,16 @@ class ArenaPolicy:
         max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
-        max_live_per_caller: int | None = DEFAULT_MAX_LIVE_PER_CALLER,
-        max_live_per_address: int | None = DEFAULT_MAX_LIVE_PER_ADDRESS,
+        max_live_per_caller: int | None = None,
+        max_live_per_address: int | None = None,
         remote_agents: tuple[str, ...] = (),
         reveal_finished: bool = False,
     ) -> ArenaPolicy:
-        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
+        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches.
+        Per-caller and per-address limits left None are shares of `max_live_matches` (see CALLER_SHARE)."""
+        if max_live_matches is not None:
+            max_live_per_caller = max_live_per_caller or max(1, max_live_matches // CALLER_SHARE)
+            max_live_per_address = max_live_per_address or max(max_live_per_caller, max_live_matches // ADDRESS_SHARE)
         return cls(
             reproducible=reproducible,
             turn_timeout=turn_timeout,
@@ -152,14 +158,16 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-live-per-caller",
         type=_count,
-        default=DEFAULT_MAX_LIVE_PER_CALLER,
-        help="unfinished matches one caller (an MCP session or A2A context, else an address) may hold a seat in",
+        default=None,
+        help="unfinished matches one caller (its address and MCP session or A2A context) may hold a seat in "
+        f"(default: 1/{CALLER_SHARE} of --max-live-matches)",
     )
     parser.add_argument(
         "--max-live-per-address",
         type=_count,
-        default=DEFAULT_MAX_LIVE_PER_ADDRESS,
-        help="unfinished matches the callers of one network address may hold seats in, all sessions together",
+        default=None,
+        help="unfinished matches the callers of one network address may hold seats in, all sessions together "
+        f"(default: 1/{ADDRESS_SHARE} of --max-live-matches)",
     )
     parser.add_argument(
         "--max-waiting-per-caller",
