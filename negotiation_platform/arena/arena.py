@@ -14,7 +14,8 @@ With a store (`use_store`), every call that changes a match writes what it chang
 answers, and a match not in memory is loaded from the store: adopted and rebuilt by replaying
 its events when no other live process holds its lease, otherwise read from the store for calls
 that only read (see `negotiation_platform.arena.persistence`). Without one, matches live in
-memory only. Seat tokens are kept as hashes either way.
+memory only. Seat tokens are kept as hashes either way. Readers see only what is committed: they
+read under the match's lock, and never a copy forgotten because its store write failed.
 """
 
 from __future__ import annotations
