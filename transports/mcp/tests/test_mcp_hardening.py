@@ -188,7 +188,6 @@ class TestLimits:
                 await refused(ErrorCode.UNKNOWN_MATCH, api.get_result(running["match_id"]))
                 await api.start_game("split_100")
 
-
     async def test_one_caller_cannot_fill_the_server_and_leaving_gives_its_count_back(self) -> None:
         # issue 26, defect 8: one caller started 30 matches against house opponents, never played,
         # and every other caller was refused for hours
