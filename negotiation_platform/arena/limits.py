@@ -72,7 +72,9 @@ def check_limits(policy: ArenaPolicy, matches: Iterable[LiveMatch], caller: str 
     address = address_part(caller)
     near = sum(address in {address_part(k) for k in held} for held in holders)
     _refuse_at(policy.max_live_per_address, near, "max_live_per_address", "unfinished matches held from your address")
-    waiting = sum(m.match is None and m.creator == caller and len(m.seats) + m.reserved < m.seats_total for m in live)
+    waiting = sum(  # the creator's own seat counts as taken from the start: it is taken in the same call
+        m.match is None and m.creator == caller and max(len(m.seats), 1) + m.reserved < m.seats_total for m in live
+    )
     _refuse_at(policy.max_waiting_per_caller, waiting, "max_waiting_per_caller", "matches waiting for players")
 
 
