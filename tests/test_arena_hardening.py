@@ -40,7 +40,9 @@ JUNK = st.one_of(
 
 
 def served_arena() -> tuple[Arena, HouseSeats]:
-    policy = ArenaPolicy.served(turn_timeout=60, max_live_matches=6, max_waiting_per_caller=2, finished_ttl=60)
+    policy = ArenaPolicy.served(
+        turn_timeout=60, max_live_matches=6, max_live_per_caller=3, max_waiting_per_caller=2, finished_ttl=60
+    )
     arena = Arena(policy=policy)
     return arena, HouseSeats(arena)
 
