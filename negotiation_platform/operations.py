@@ -13,7 +13,7 @@ from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
-from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -173,11 +173,11 @@ OPERATIONS: dict[str, Operation] = {
 
 
 async def run_operation(
-    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: str | None = None
+    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: Caller | None = None
 ) -> dict[str, Any]:
     """Run an operation by name with keyword arguments; refusals raise NegotiationError.
 
-    `caller` is who asks as the transport knows it (its address, or its auth token): the arena's
+    `caller` is who asks as the transport knows it (its address and session): the arena's
     per-caller limits count by it.
     """
     operation = OPERATIONS.get(name) if isinstance(name, str) else None

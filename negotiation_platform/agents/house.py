@@ -55,7 +55,7 @@ class HouseSeats:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, f"{game_id} has {seats} seats: at most {seats - 1} opponents."
             )
-        started = await self.arena.start_game(game_id, config=config, seed=seed, name=name)
+        started = await self.arena.start_game(game_id, config=config, seed=seed, name=name, reserve=len(opponents))
         match_id = started["match_id"]
         seated = []
         for index, opponent in enumerate(opponents):

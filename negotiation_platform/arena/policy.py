@@ -11,9 +11,11 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   over, so a finished match can still be replayed.
 * **Turn clock.** Every seat that must act has `turn_timeout` seconds to do something; then its
   default move is played and logged as a timeout event, so a dead client cannot stall a match.
-* **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
-  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
-  (as do matches still waiting for players that long after their last seat was taken).
+* **Limits.** At most `max_live_matches` unfinished matches, at most `max_live_per_caller` of
+  them holding a seat of one caller and `max_live_per_address` of one address, at most
+  `max_waiting_per_caller` matches waiting for players per caller (see `arena.limits` for what a
+  caller is and what counts), and finished matches leave memory after `finished_ttl` (as do
+  matches still waiting for players that long after their last seat was taken).
 * **Spectators.** Anyone may watch a match's public events; a seat's private messages, sealed moves
   and own view stay hidden, even after the end unless the server is told to reveal finished
   matches (`reveal_finished`).
@@ -42,6 +44,10 @@ from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
 DEFAULT_MAX_WAITING_PER_CALLER = 10
+CALLER_SHARE = 10
+"""By default one caller may hold a seat in a tenth of `max_live_matches` (100 of 1000)..."""
+ADDRESS_SHARE = 4
+"""...and the callers of one address in a quarter (250 of 1000): no one can lock the others out."""
 DEFAULT_FINISHED_TTL = 3600.0
 
 
@@ -52,6 +58,8 @@ class ArenaPolicy:
     max_live_matches: int | None = None
     max_waiting_per_caller: int | None = None
     finished_ttl: float | None = None
+    max_live_per_caller: int | None = None
+    max_live_per_address: int | None = None
     remote_agents: AllowList | None = None
     """URLs remote (`a2a:URL`) opponents may live under and be reached at; None allows any (in-process only)."""
     reveal_finished: bool = False
@@ -69,18 +77,26 @@ class ArenaPolicy:
         max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
+        max_live_per_caller: int | None = None,
+        max_live_per_address: int | None = None,
         remote_agents: Iterable[str] = (),
         reveal_finished: bool = False,
     ) -> ArenaPolicy:
-        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
+        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches.
+        Per-caller and per-address limits left None are shares of `max_live_matches` (see CALLER_SHARE)."""
+        if max_live_matches is not None:
+            max_live_per_caller = max_live_per_caller or max(1, max_live_matches // CALLER_SHARE)
+            max_live_per_address = max_live_per_address or max(max_live_per_caller, max_live_matches // ADDRESS_SHARE)
         return cls(
-            reproducible,
-            turn_timeout,
-            max_live_matches,
-            max_waiting_per_caller,
-            finished_ttl,
-            AllowList.of(remote_agents),
-            reveal_finished,
+            reproducible=reproducible,
+            turn_timeout=turn_timeout,
+            max_live_matches=max_live_matches,
+            max_waiting_per_caller=max_waiting_per_caller,
+            finished_ttl=finished_ttl,
+            max_live_per_caller=max_live_per_caller,
+            max_live_per_address=max_live_per_address,
+            remote_agents=AllowList.of(remote_agents),
+            reveal_finished=reveal_finished,
             steps_in_thread=True,
         )
 
@@ -103,6 +119,8 @@ class ArenaPolicy:
         """What `list_matches` tells callers about this arena's limits."""
         return {
             "max_live_matches": self.max_live_matches,
+            "max_live_per_caller": self.max_live_per_caller,
+            "max_live_per_address": self.max_live_per_address,
             "max_waiting_per_caller": self.max_waiting_per_caller,
             "finished_ttl_seconds": self.finished_ttl,
             "turn_timeout_seconds": self.turn_timeout,
@@ -126,6 +144,20 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         type=_count,
         default=DEFAULT_MAX_LIVE_MATCHES,
         help="unfinished matches at once (more are refused)",
+    )
+    parser.add_argument(
+        "--max-live-per-caller",
+        type=_count,
+        default=None,
+        help="unfinished matches one caller (its address and MCP session or A2A context) may hold a seat in "
+        f"(default: 1/{CALLER_SHARE} of --max-live-matches)",
+    )
+    parser.add_argument(
+        "--max-live-per-address",
+        type=_count,
+        default=None,
+        help="unfinished matches the callers of one network address may hold seats in, all sessions together "
+        f"(default: 1/{ADDRESS_SHARE} of --max-live-matches)",
     )
     parser.add_argument(
         "--max-waiting-per-caller",
@@ -165,6 +197,8 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         turn_timeout=args.turn_timeout,
         max_live_matches=args.max_live_matches,
         max_waiting_per_caller=args.max_waiting_per_caller,
+        max_live_per_caller=args.max_live_per_caller,
+        max_live_per_address=args.max_live_per_address,
         finished_ttl=args.finished_ttl,
         remote_agents=tuple(args.allow_remote_agent),
         reveal_finished=args.reveal_finished,

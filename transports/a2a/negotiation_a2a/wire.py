@@ -36,6 +36,8 @@ from a2a.types import (
 from starlette.applications import Starlette
 from starlette.requests import Request
 
+from negotiation_platform.arena.limits import Caller
+
 JSONRPC_PATH = "/a2a/jsonrpc"
 REST_PATH = "/a2a/rest"
 JSON_MEDIA_TYPE = "application/json"
@@ -117,13 +119,11 @@ class _WithClientAddress(DefaultServerCallContextBuilder):
         return context
 
 
-def caller_of(context: ServerCallContext | None) -> str:
-    """Who calls: the bearer token when there is one, else the peer's address."""
+def caller_of(context: ServerCallContext | None, context_id: str | None = None) -> Caller:
+    """Who calls: the peer's address, in the A2A context `context_id` (not the bearer token of
+    --auth-token-file: every client shares that one)."""
     state = context.state if context is not None else {}
-    auth = str(state.get("headers", {}).get("authorization", ""))
-    if auth.startswith("Bearer "):
-        return "token:" + auth.removeprefix("Bearer ")
-    return "address:" + str(state.get("client_host", "unknown"))
+    return Caller("address:" + str(state.get("client_host", "unknown")), context_id or None)
 
 
 def a2a_app(executor: AgentExecutor, card: AgentCard) -> Starlette:

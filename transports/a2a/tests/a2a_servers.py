@@ -1,5 +1,5 @@
 """Real servers on free 127.0.0.1 ports for the A2A tests: an app served by uvicorn in this process
-(`served`), and `serve a2a` as a subprocess (`a2a_server`)."""
+(`served`), `serve a2a` as a subprocess (`a2a_server`), and a client in a chosen context (`in_context`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
+import httpx
 import uvicorn
+from a2a.client import ClientConfig
+
+from negotiation_a2a import wire
+from negotiation_a2a.client import A2aArena
 
 
 def free_port() -> int:
@@ -57,3 +62,11 @@ def a2a_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[tuple
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@asynccontextmanager
+async def in_context(base: str, context_id: str) -> AsyncIterator[A2aArena]:
+    """An A2A client of the arena at `base` that sends every call in context `context_id`."""
+    async with httpx.AsyncClient() as http:
+        client = await wire.open_client(base, ClientConfig(httpx_client=http, streaming=False))
+        yield A2aArena(client, context_id=context_id)

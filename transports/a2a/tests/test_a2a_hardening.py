@@ -7,21 +7,18 @@ import socket
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
-from a2a.client import ClientConfig
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.types import AgentSkill
-from a2a_servers import a2a_server, served
+from a2a_servers import a2a_server, in_context, served
 from starlette.applications import Starlette
 
 from negotiation_a2a import wire
-from negotiation_a2a.client import A2aArena, RemoteA2aAgent, connect
+from negotiation_a2a.client import RemoteA2aAgent, connect
 from negotiation_platform.agents import ConcessionAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -32,13 +29,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def in_context(base: str, context_id: str) -> AsyncIterator[A2aArena]:
-    async with httpx.AsyncClient() as http:
-        client = await wire.open_client(base, ClientConfig(httpx_client=http, streaming=False))
-        yield A2aArena(client, context_id=context_id)
 
 
 class TestContextIds:

@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError
 from negotiation_mcp import models
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
-from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import ARGUMENTS, OPERATIONS, run_operation
 from negotiation_platform.rules_text import render_rules
@@ -72,18 +72,18 @@ async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:
         return _refusal(refusal)
 
 
-def caller_of(context: Context | None) -> str:
-    """Who calls, as far as the transport knows: the bearer token when there is one, else the address."""
+def caller_of(context: Context | None) -> Caller:
+    """Who calls, as far as the transport knows: its address, in its MCP session where it has one (the
+    `mcp-session-id` of the handshake era over HTTP; the modern protocol has no sessions). Not the
+    bearer token of --auth-token-file: every client shares that one."""
     try:
         request = getattr(context.request_context, "request", None) if context is not None else None
     except ValueError:  # called outside a request (a direct call in a test)
         request = None
     if request is None:
-        return "stdio"
-    auth = str(request.headers.get("authorization", ""))
-    if auth.startswith("Bearer "):
-        return "token:" + auth.removeprefix("Bearer ")
-    return "address:" + str(request.client.host if request.client else "unknown")
+        return Caller("stdio")
+    address = "address:" + str(request.client.host if request.client else "unknown")
+    return Caller(address, request.headers.get("mcp-session-id") or None)
 
 
 class ArenaMcpServer(MCPServer):
