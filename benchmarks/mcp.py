@@ -53,6 +53,8 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
             "http",
             "--port",
             str(port),
+            "--max-waiting-per-caller",  # every match here is started from this one address
+            "1000",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

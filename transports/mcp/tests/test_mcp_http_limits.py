@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp_servers import mcp_server
 
+from negotiation_mcp.limits import DEFAULT_MAX_SESSIONS_PER_CALLER
 from negotiation_mcp.sessions import SessionBook
 from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
 from tests.http_probe import median_get_ms, oversized_post
@@ -76,6 +77,16 @@ class TestSessions:
                 assert (await open_session(http, url)).status_code == 429
             async with Client(url) as client:  # calls without sessions (the default protocol) are not bounded
                 await client.call_tool("ping", {})
+
+    async def test_by_default_a_caller_holds_a_bounded_number_of_sessions(self, url: str) -> None:
+        async with httpx2.AsyncClient() as http:
+            opened = [await open_session(http, url, "10.0.0.9") for _ in range(DEFAULT_MAX_SESSIONS_PER_CALLER)]
+            assert {r.status_code for r in opened} == {200}
+            assert (await open_session(http, url, "10.0.0.9")).status_code == 429
+            opened.append(await open_session(http, url))  # another caller still gets one
+            assert opened[-1].status_code == 200
+            for answer in opened:
+                await http.delete(url, headers=in_session(answer.headers["mcp-session-id"]))
 
     async def test_idle_sessions_end_and_make_room_for_new_ones(self) -> None:
         with mcp_server("--max-sessions-per-caller", "2", "--session-idle-timeout", "0.5") as url:
