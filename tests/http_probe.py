@@ -14,6 +14,9 @@ from urllib.parse import urlsplit
 from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
 
 CHUNK = 64 * 1024
+PROMPT_MS = 30.0
+"""An answer sent at once takes a few milliseconds on loopback, even on a busy machine; one held by
+Nagle until the client's delayed ACK takes 40 ms or more."""
 
 
 async def _answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, Any]]:

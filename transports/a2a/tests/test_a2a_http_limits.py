@@ -11,11 +11,9 @@ from test_a2a_hardening import a2a_server
 from negotiation_a2a.client import connect
 from negotiation_a2a.wire import JSONRPC_PATH, REST_PATH
 from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
-from tests.http_probe import median_get_ms, oversized_post
+from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
 pytestmark = pytest.mark.anyio
-FAST_MS = 25.0
-"""Well above an answer's cost on a busy machine (a few ms), well below a delayed ACK (40 ms)."""
 
 
 @pytest.fixture
@@ -45,5 +43,5 @@ async def test_a_body_over_the_limit_is_refused_with_413_before_it_is_all_sent(d
 
 
 async def test_answers_on_one_connection_go_out_at_once(base: str) -> None:
-    assert await median_get_ms(base + "/.well-known/agent-card.json") < FAST_MS
-    assert await median_get_ms(base + "/view/api/matches") < FAST_MS
+    assert await median_get_ms(base + "/.well-known/agent-card.json") < PROMPT_MS
+    assert await median_get_ms(base + "/view/api/matches") < PROMPT_MS
