@@ -155,16 +155,17 @@ def limit_body(app: Asgi, max_bytes: int = MAX_REQUEST_BYTES) -> Asgi:
     else as soon as the bytes received pass it (nothing is buffered here). The app then reads a
     client that went away, and whatever it still answers is dropped; the connection is closed."""
 
+    too_large = NegotiationError(
+        ErrorCode.LIMIT_REACHED,
+        f"The request body is larger than {max_bytes} bytes.",
+        limit="max_request_bytes",
+        max_bytes=max_bytes,
+    )
+
     async def limited(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        too_large = NegotiationError(
-            ErrorCode.LIMIT_REACHED,
-            f"The request body is larger than {max_bytes} bytes.",
-            limit="max_request_bytes",
-            max_bytes=max_bytes,
-        )
         declared = dict(scope.get("headers") or []).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > max_bytes:
             await refuse(send, 413, too_large, [(b"connection", b"close")])
