@@ -137,37 +137,37 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw from the client's seed (lets a match creator rebuild other seats' secrets: trusted use only)",
     )
     parser.add_argument(
-        "--turn-timeout", type=_positive, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
+        "--turn-timeout", type=positive_argument, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
     )
     parser.add_argument(
         "--max-live-matches",
-        type=_count,
+        type=count_argument,
         default=DEFAULT_MAX_LIVE_MATCHES,
         help="unfinished matches at once (more are refused)",
     )
     parser.add_argument(
         "--max-live-per-caller",
-        type=_count,
+        type=count_argument,
         default=None,
         help="unfinished matches one caller (its address and MCP session or A2A context) may hold a seat in "
         f"(default: 1/{CALLER_SHARE} of --max-live-matches)",
     )
     parser.add_argument(
         "--max-live-per-address",
-        type=_count,
+        type=count_argument,
         default=None,
         help="unfinished matches the callers of one network address may hold seats in, all sessions together "
         f"(default: 1/{ADDRESS_SHARE} of --max-live-matches)",
     )
     parser.add_argument(
         "--max-waiting-per-caller",
-        type=_count,
+        type=count_argument,
         default=DEFAULT_MAX_WAITING_PER_CALLER,
         help="matches one caller may have waiting for players",
     )
     parser.add_argument(
         "--finished-ttl",
-        type=_positive,
+        type=positive_argument,
         default=DEFAULT_FINISHED_TTL,
         help="seconds a finished match (or one still waiting for players) stays in memory",
     )
@@ -213,7 +213,8 @@ def _url_prefix(text: str) -> str:
     return str(prefix)
 
 
-def _positive(text: str) -> float:
+def positive_argument(text: str) -> float:
+    """An argparse type: a positive finite number of seconds or the like."""
     try:
         value = float(text)
     except ValueError:
@@ -223,7 +224,8 @@ def _positive(text: str) -> float:
     return value
 
 
-def _count(text: str) -> int:
+def count_argument(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
     try:
         value = int(text)
     except ValueError:

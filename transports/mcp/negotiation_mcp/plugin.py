@@ -7,10 +7,16 @@ import os
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from negotiation_mcp.limits import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CALLER,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    SessionLimits,
+)
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
 from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
-from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
+from negotiation_platform.arena.policy import add_policy_arguments, count_argument, policy_from_args, positive_argument
 from negotiation_platform.registry import hookimpl
 
 
@@ -33,6 +39,7 @@ class McpTransport:
             default=[],
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
+        add_session_arguments(parser)
         add_policy_arguments(parser)
         add_store_arguments(parser)
         add_exposure_arguments(parser)
@@ -51,7 +58,13 @@ class McpTransport:
         else:
             token = auth_token(args.auth_token_file)
             serve_http(
-                arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host, token=token, view=args.view
+                arena,
+                host=args.host,
+                port=args.port,
+                allowed_hosts=args.allowed_host,
+                token=token,
+                view=args.view,
+                sessions=session_limits(args),
             )
 
     def connects_to(self, via: str) -> bool:
@@ -61,6 +74,32 @@ class McpTransport:
         from negotiation_mcp.client import connect
 
         return connect(via)
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """HTTP sessions (the handshake era of MCP has them): bounded in all, per caller and in idle time."""
+    parser.add_argument(
+        "--max-sessions",
+        type=count_argument,
+        default=DEFAULT_MAX_SESSIONS,
+        help="HTTP: open MCP sessions in all (then every new session is refused with 503)",
+    )
+    parser.add_argument(
+        "--max-sessions-per-caller",
+        type=count_argument,
+        default=DEFAULT_MAX_SESSIONS_PER_CALLER,
+        help="HTTP: open MCP sessions one caller (client address) may hold; more are refused with 429",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=positive_argument,
+        default=DEFAULT_SESSION_IDLE_TIMEOUT,
+        help="HTTP: seconds an MCP session lives without a request; then it ends",
+    )
+
+
+def session_limits(args: argparse.Namespace) -> SessionLimits:
+    return SessionLimits(args.max_sessions, args.max_sessions_per_caller, args.session_idle_timeout)
 
 
 @hookimpl
