@@ -23,6 +23,9 @@ class Decision:
     payload: dict[str, Any] = field(default_factory=dict)
     forfeit: str | None = None
     """Why the agent gives up this move (a remote agent was late or unreadable): the default action is played."""
+    performed: bool = False
+    """The agent already carried this decision out through the arena itself (an MCP client agent, which
+    reaches its seat through `driver.seat_in_play()`): the driver sends nothing, the decision is a record."""
 
 
 class Agent(Protocol):
