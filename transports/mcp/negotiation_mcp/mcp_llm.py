@@ -13,11 +13,11 @@ model's calls go through that same session to that server; with an in-process ar
 without `--via`, tournaments) the agent serves that arena over MCP in memory for the turn (the
 SDK's JSON-RPC memory streams, handshake included). Each turn is a fresh conversation.
 
-Bounds: at most `max_calls_per_turn` tool calls in one turn and `max_calls` in the match (a
-reply that calls no tool while the move is open counts as one: it is told the move is still
-open). Past either, the seat forfeits its move with that reason (only a host arena can play the
+Bounds: at most `max_calls_per_turn` tool calls in one turn and `max_calls` in the match (an
+idle reply, one that calls no tool while the move is open, counts as one: the model is told the
+move is still open). Past either, the seat forfeits its move with that reason (only a host arena can play the
 default move: through a remote connection the match stops). `transcript` keeps one entry per
-turn: the tool calls (token redacted) with the refusal code of each, and the model's texts;
+turn: the tool calls (token redacted) with the refusal code of each, idle replies, the model's texts;
 `totals(transcript)` sums a match.
 """
 
@@ -102,6 +102,7 @@ class McpLlmAgent:
             "round": turn.get("round"),
             "phase": turn.get("phase"),
             "tool_calls": 0,
+            "idle_replies": 0,
             "refusals": {},
             "steps": [],
         }
@@ -164,7 +165,7 @@ class _Turn:
             if not calls:
                 if self.action is not None or not self.move_open:
                     return self._done()
-                self._count()
+                self._count("idle_replies")
                 conversation += [
                     {"role": "assistant", "content": message.content or ""},
                     {"role": "user", "content": "Your move is still open: make it with perform_action."},
@@ -180,15 +181,16 @@ class _Turn:
                     return self._done()
 
     def _over_bound(self) -> str | None:
-        used, agent = self.record["tool_calls"], self.agent
-        if used >= agent.max_calls_per_turn:
-            return f"{agent.name} made {used} tool calls this turn (its bound) without finishing its move"
+        """Why the seat must forfeit now, if a bound is reached (an idle reply counts as a call)."""
+        agent = self.agent
+        if self.record["tool_calls"] + self.record["idle_replies"] >= agent.max_calls_per_turn:
+            return f"{agent.name} reached its bound of {agent.max_calls_per_turn} tool calls this turn without a move"
         if agent.calls >= agent.max_calls:
             return f"{agent.name} used all {agent.max_calls} tool calls of the match"
         return None
 
-    def _count(self) -> None:
-        self.record["tool_calls"] += 1
+    def _count(self, what: str = "tool_calls") -> None:
+        self.record[what] += 1
         self.agent.calls += 1
 
     async def _ask(self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
@@ -238,8 +240,7 @@ def _serve_in_memory(arena: Arena) -> MCPServer:
     """An MCP server over an in-process arena, leaving the arena's own house seats (if any) in charge."""
     house_driver = arena.house_driver
     server = build_server(arena, HouseSeats(arena))
-    if house_driver is not None:
-        arena.house_driver = house_driver
+    arena.house_driver = house_driver
     return server
 
 
@@ -320,13 +321,14 @@ def _outcome(decision: Decision) -> str:
 
 
 def totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
-    """A match's sums over an mcp-llm transcript: turns, tool calls, refusals by code, forfeits."""
+    """A match's sums over an mcp-llm transcript: turns, tool calls, idle replies, refusals by code, forfeits."""
     refusals: Counter[str] = Counter()
     for entry in transcript:
         refusals.update(entry.get("refusals", {}))
     return {
         "turns": len(transcript),
         "tool_calls": sum(entry.get("tool_calls", 0) for entry in transcript),
+        "idle_replies": sum(entry.get("idle_replies", 0) for entry in transcript),
         "refusals": dict(refusals),
         "forfeits": sum(entry.get("outcome") == "forfeit" for entry in transcript),
     }

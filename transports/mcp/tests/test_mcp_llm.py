@@ -81,6 +81,16 @@ class ToolModel:
         return 200, tool_calls(("perform_action", arguments))
 
 
+class Chatter(ToolModel):
+    """Opens every turn by talking instead of calling a tool, then plays as scripted."""
+
+    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if len(request["messages"]) == 2:
+            self.requests.append(request)
+            return 200, completion("Let me think about a fair split.")
+        return super().reply(request)
+
+
 class Dawdler(ToolModel):
     """Only ever looks at the match: never moves."""
 
@@ -132,6 +142,7 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
     assert totals(agent.transcript) == {
         "turns": len(moves),
         "tool_calls": 2 * len(moves),
+        "idle_replies": 0,
         "refusals": {},
         "forfeits": 0,
     }
@@ -170,9 +181,22 @@ def test_past_the_bound_on_calls_per_turn_the_move_is_forfeited_with_that_reason
         result = asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=2))
     assert result["status"] == "finished"
     reasons = [e["data"].get("reason", "") for e in result["events"] if e["data"] and "reason" in e["data"]]
-    assert reasons and all("3 tool calls this turn (its bound)" in reason for reason in reasons)
+    assert reasons and all("bound of 3 tool calls this turn without a move" in reason for reason in reasons)
     assert all(entry["tool_calls"] == 3 and entry["outcome"] == "forfeit" for entry in agent.transcript)
     assert len(model.requests) == 3 * len(agent.transcript)
+
+
+def test_a_reply_without_a_tool_call_is_told_the_move_is_open() -> None:
+    model = Chatter()
+    for url in serve(model):
+        agent = McpLlmAgent(target="fake-model", base_url=url, api_key="test")
+        result = asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=2))
+    assert result["status"] == "finished" and result["agreement"]
+    nudged = model.requests[1]["messages"]
+    assert nudged[2] == {"role": "assistant", "content": "Let me think about a fair split."}
+    assert nudged[3] == {"role": "user", "content": "Your move is still open: make it with perform_action."}
+    assert all(entry["idle_replies"] == 1 and entry["outcome"] == "moved" for entry in agent.transcript)
+    assert totals(agent.transcript)["idle_replies"] == len(agent.transcript)
 
 
 def test_a_match_wide_bound_stops_asking_the_model(endpoint: str, model: ToolModel) -> None:
