@@ -46,3 +46,15 @@ class ChatEndpoint:
             return reply
         except APIError as exc:
             raise EndpointError(f"model {model!r} at {self.url}: {type(exc).__name__}: {exc}") from exc
+
+
+def token_usage(reply: ChatCompletion) -> dict[str, int]:
+    """The tokens a reply reports: prompt, completion, and cached prompt tokens where the endpoint says."""
+    usage = reply.usage
+    if usage is None:
+        return {}
+    counts = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
+    details = usage.prompt_tokens_details
+    if details is not None and details.cached_tokens is not None:
+        counts["cached_tokens"] = details.cached_tokens
+    return counts

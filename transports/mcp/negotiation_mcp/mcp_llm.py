@@ -17,13 +17,14 @@ Bounds: at most `max_calls_per_turn` tool calls in one turn and `max_calls` in t
 idle reply, one that calls no tool while the move is open, counts as one: the model is told the
 move is still open). Past either, the seat forfeits its move with that reason (only a host arena can play the
 default move: through a remote connection the match stops). `transcript` keeps one entry per
-turn: the tool calls (token redacted) with the refusal code of each, idle replies, the model's texts;
-`totals(transcript)` sums a match.
+turn: the tool calls (token redacted) with the refusal code of each, idle replies, the model's
+requests with their token usage and latency, and its texts; `totals(transcript)` sums a match.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,7 +38,7 @@ from negotiation_mcp.client import READ_TIMEOUT_SECONDS, McpArena
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.driver import SeatInPlay, seat_in_play
-from negotiation_platform.agents.endpoint import ChatEndpoint
+from negotiation_platform.agents.endpoint import ChatEndpoint, token_usage
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -104,11 +105,20 @@ class McpLlmAgent:
             "tool_calls": 0,
             "idle_replies": 0,
             "refusals": {},
+            "requests": 0,
+            "usage": {},
+            "seconds": 0.0,
             "steps": [],
         }
         self.transcript.append(record)
+        failure: Exception | None = None
         async with self._session(seat.arena) as client:
-            decision = await _Turn(self, seat, client, record, bool(turn.get("allowed_actions"))).play()
+            try:
+                decision = await _Turn(self, seat, client, record, bool(turn.get("allowed_actions"))).play()
+            except Exception as exc:  # raised past the session, whose task group would wrap it in a group
+                failure = exc
+        if failure is not None:
+            raise failure
         record["outcome"] = _outcome(decision)
         if decision.forfeit is not None:
             record["reason"] = decision.forfeit
@@ -198,7 +208,13 @@ class _Turn:
         options: dict[str, Any] = {"tools": tools, "temperature": agent.temperature}
         if agent.max_tokens is not None:
             options["max_tokens"] = agent.max_tokens
+        started = time.perf_counter()
         reply = await agent.endpoint.complete(agent.model, conversation, **options)
+        record = self.record
+        record["requests"] += 1
+        record["seconds"] = round(record["seconds"] + time.perf_counter() - started, 6)
+        for kind, tokens in token_usage(reply).items():
+            record["usage"][kind] = record["usage"].get(kind, 0) + tokens
         return reply.choices[0].message
 
     async def _run(self, call: Any, step: dict[str, Any], conversation: list[dict[str, Any]]) -> bool:
@@ -321,14 +337,20 @@ def _outcome(decision: Decision) -> str:
 
 
 def totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
-    """A match's sums over an mcp-llm transcript: turns, tool calls, idle replies, refusals by code, forfeits."""
+    """A match's sums over an mcp-llm transcript: turns, model requests, tool calls, idle replies,
+    refusals by code, forfeits, tokens and seconds waited on the model."""
     refusals: Counter[str] = Counter()
+    usage: Counter[str] = Counter()
     for entry in transcript:
         refusals.update(entry.get("refusals", {}))
+        usage.update(entry.get("usage", {}))
     return {
         "turns": len(transcript),
+        "requests": sum(entry.get("requests", 0) for entry in transcript),
         "tool_calls": sum(entry.get("tool_calls", 0) for entry in transcript),
         "idle_replies": sum(entry.get("idle_replies", 0) for entry in transcript),
         "refusals": dict(refusals),
         "forfeits": sum(entry.get("outcome") == "forfeit" for entry in transcript),
+        "usage": dict(usage),
+        "seconds": round(sum(entry.get("seconds", 0.0) for entry in transcript), 6),
     }

@@ -21,12 +21,13 @@ import pytest
 pytest.importorskip("openai")
 
 from mcp import Client
-from mcp_servers import mcp_server
+from mcp_servers import free_port, mcp_server
 
 from negotiation_mcp.client import McpArena
 from negotiation_mcp.mcp_llm import McpLlmAgent, totals
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.endpoint import EndpointError
 from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
@@ -139,12 +140,16 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
     fed_back = model.requests[1]["messages"][-1]
     assert fed_back["role"] == "tool" and json.loads(fed_back["content"])["your_turn"] is True
     assert all(entry["tool_calls"] == 2 and entry["outcome"] == "moved" for entry in agent.transcript)
-    assert totals(agent.transcript) == {
+    summed = totals(agent.transcript)
+    assert summed["seconds"] > 0 and summed.pop("seconds")
+    assert summed == {
         "turns": len(moves),
+        "requests": 2 * len(moves),
         "tool_calls": 2 * len(moves),
         "idle_replies": 0,
         "refusals": {},
         "forfeits": 0,
+        "usage": {"prompt_tokens": 2 * len(moves), "completion_tokens": 2 * len(moves)},
     }
     calls = [call for entry in agent.transcript for step in entry["steps"] for call in step["calls"]]
     assert all(call["arguments"]["token"] == "<token>" for call in calls)
@@ -235,3 +240,10 @@ def test_play_seats_mcp_llm_from_the_command_line(endpoint: str, model: ToolMode
     assert result["agreement"] and "mcp-llm" in result["players"]
     assert any(e["actor"] == "mcp-llm" and e["kind"] == "action" for e in result["events"])
     assert model.requests and all("tools" in request for request in model.requests)
+
+
+def test_an_unreachable_endpoint_is_named_with_the_model() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    agent = McpLlmAgent(target="fake-model", base_url=url, api_key="test", timeout=2)
+    with pytest.raises(EndpointError, match=f"model 'fake-model' at {url}: APIConnectionError"):
+        asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=1))
