@@ -36,6 +36,8 @@ class Agent(Protocol):
     `reads_prompt = False`, and the drivers then do not ask the arena to build the prompt text.
     An agent that keeps count of the match may also define `observe(turn)`: the drivers pass it
     every turn state the seat is shown when it is not the seat's move (see `driver.observe`).
+    An agent that makes its moves through the arena itself (`mcp-llm`, an MCP client) reads its
+    seat from `driver.seat_in_play()` while deciding and answers a `performed` decision.
     """
 
     name: str
