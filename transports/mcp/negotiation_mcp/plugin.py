@@ -1,8 +1,10 @@
-"""Entry-point target: registers the MCP transport, and `negotiation-platform serve mcp`."""
+"""Entry-point target: registers the MCP transport (`negotiation-platform serve mcp`, `play --via mcp`)
+and the `mcp-llm` agent kind, a chat model playing as an MCP client (with the `llm` extra)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -18,6 +20,19 @@ from negotiation_platform.arena.exposure import add_exposure_arguments, add_view
 from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, count_argument, policy_from_args, positive_argument
 from negotiation_platform.registry import hookimpl
+
+LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
+"""Probed once: `mcp-llm` needs the `llm` extra, and the registry asks for agents on every lookup."""
+
+
+def mcp_llm_agent(seed: int = 0, name: str = "mcp-llm", target: str = "", **options: Any) -> Any:
+    """A chat model (any OpenAI-compatible endpoint) playing its seat by calling the arena's MCP tools."""
+    from negotiation_mcp.mcp_llm import McpLlmAgent
+
+    return McpLlmAgent(seed=seed, name=name, target=target, **options)
+
+
+mcp_llm_agent.needs_target = True  # type: ignore[attr-defined]  # named as mcp-llm:MODEL, never alone
 
 
 class McpTransport:
@@ -105,3 +120,8 @@ def session_limits(args: argparse.Namespace) -> SessionLimits:
 @hookimpl
 def register_transports() -> dict[str, Any]:
     return {"mcp": McpTransport()}
+
+
+@hookimpl
+def register_agents() -> dict[str, Any]:
+    return {"mcp-llm": mcp_llm_agent} if LLM_AVAILABLE else {}
