@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 
 from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.rollback import game_failed, roll_back
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -292,7 +293,11 @@ class Arena:
             else:
                 live.left.add(seat.agent_id)
                 before = len(live.match.events)
-                await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                try:
+                    await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                except NegotiationError:
+                    live.left.discard(seat.agent_id)
+                    raise
         self._settled(live)
         return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
 
@@ -587,15 +592,18 @@ class Arena:
             token = secrets.token_urlsafe(24)
             seat = Seat(agent_id=agent_id, token_hash=token_hash(token), name=name or agent_id, house=house)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await self._step(
-                    Match,
-                    live.entry.cls,
-                    [s.agent_id for s in live.seats] + [agent_id],
-                    config=live.config,
-                    seed=live.seed,
-                    match_id=live.match_id,
-                    clock=self._clock,
-                )
+                try:
+                    live.match = await self._step(
+                        Match,
+                        live.entry.cls,
+                        [s.agent_id for s in live.seats] + [agent_id],
+                        config=live.config,
+                        seed=live.seed,
+                        match_id=live.match_id,
+                        clock=self._clock,
+                    )
+                except Exception as bug:  # the game failed to start: the seat stays free
+                    raise game_failed(live.match_id, live.entry.game_id, bug) from None
             live.seats.append(seat)
             live.seated_at = self._clock()
             if self._persist is not None:
@@ -698,7 +706,9 @@ class Arena:
                     await self._mutate(live, lambda: self._expire(live, match, now, before))
                 except NegotiationError as failure:
                     log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
-                    return
+                    if failure.code is not ErrorCode.INTERNAL_ERROR:
+                        return
+                    live.turn_started.clear()  # the game failed and nothing changed: fresh clocks, tried again later
         self._settled(live)
 
     def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
@@ -730,13 +740,19 @@ class Arena:
 
     async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
         """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
-        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there."""
+        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there. If the
+        game failed midway, the match is rolled back (see `negotiation_platform.arena.rollback`)."""
+        before = len(live.match.events) if live.match is not None else 0
         try:
             await self._step(work)
         except NegotiationError as failure:
             if failure.code in STORE_FAILURES:
                 self._forget(live)
+            elif live.match is not None and len(live.match.events) != before:
+                await roll_back(live, before, failure, self._clock, self._forget)
             raise
+        except Exception as bug:
+            raise await roll_back(live, before, bug, self._clock, self._forget) from None
 
     def _forget(self, live: LiveMatch) -> None:
         if self._matches.get(live.match_id) is live:
