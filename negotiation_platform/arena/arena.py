@@ -705,8 +705,8 @@ class Arena:
                 try:
                     await self._mutate(live, lambda: self._expire(live, match, now, before))
                 except NegotiationError as failure:
-                    log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
-                    if failure.code is not ErrorCode.INTERNAL_ERROR:
+                    if failure.code is not ErrorCode.INTERNAL_ERROR:  # (that one is logged where the game failed)
+                        log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
                         return
                     live.turn_started.clear()  # the game failed and nothing changed: fresh clocks, tried again later
         self._settled(live)

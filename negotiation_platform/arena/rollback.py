@@ -47,7 +47,8 @@ async def roll_back(
     with a store, the next call loads it from there, which holds it as it was."""
     refusal = game_failed(live.match_id, live.entry.game_id, failure)
     match = live.match
-    assert match is not None
+    if match is None:  # the match had not started: nothing of it to undo
+        return refusal
     events = list(match.events[:before])
     try:
         rebuilt = await asyncio.to_thread(
