@@ -5,7 +5,8 @@ accepted action, a message, a clock's default move or a seat's start is a bug in
 match may then be half-advanced (its action logged, the turn not moved on), and nothing of it was
 written to the store (the write comes last). The arena logs the failure with its traceback,
 rebuilds the match by replaying its input events up to where the change began (off the event
-loop), and answers `internal_error`: memory and store agree again, and the match goes on.
+loop), and answers `internal_error`: memory and store agree again, and the match goes on (the
+running phase's clock restarts, as when a match is resumed from the store).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def roll_back(
     """Put back `live`'s match as it was with `before` events; returns the refusal to raise.
 
     A match that its own events cannot rebuild (a game that is not deterministic) is `forget`-ten:
-    with a store, the next call loads it from there, which holds it as it was."""
+    with a store, the next call loads it from there, which holds it as it was (without one, it is gone)."""
     refusal = game_failed(live.match_id, live.entry.game_id, failure)
     match = live.match
     if match is None:  # the match had not started: nothing of it to undo
