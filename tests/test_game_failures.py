@@ -26,6 +26,7 @@ pytestmark = pytest.mark.anyio
 
 class FaultyConfig(ProbeConfig):
     fail_on: int = Field(default=9, ge=0, le=9, description="The move the game fails on.")
+    fail_to_start: bool = False
 
 
 class FaultyProbe(ProbeGame):
@@ -36,6 +37,11 @@ class FaultyProbe(ProbeGame):
     @classmethod
     def build_spec(cls, config: Any) -> GameSpec:
         return super().build_spec(config).model_copy(update={"id": "faulty"})
+
+    def initialize_game(self, players: list[str]) -> bool:
+        if self.settings.fail_to_start:
+            raise RuntimeError("secret detail of the crash")
+        return super().initialize_game(players)
 
     def process_action(self, action: Any) -> dict[str, Any]:
         state = super().process_action(action)
@@ -117,3 +123,11 @@ async def test_a_default_move_that_fails_on_the_turn_clock_changes_nothing_and_i
     due = [seat for seat in (me, them) if (await arena.get_turn_state(mid, seat["token"]))["your_turn"]]
     assert len(due) == 1 and (await arena.perform_action(mid, due[0]["token"], "move", {"n": 5}))["ok"]
     assert stored(path, mid) == ("running", await logged())
+
+
+async def test_a_game_that_fails_to_start_leaves_the_last_seat_free(tmp_path: Path) -> None:
+    arena = faulty_arena(tmp_path / "matches.db")
+    me = await arena.start_game("faulty", {"fail_to_start": True}, name="me")
+    await refused(ErrorCode.INTERNAL_ERROR, arena.join_game(me["match_id"], name="them"))
+    state = await arena.watch(me["match_id"])
+    assert state["status"] == "waiting_for_players" and state["seats"] == {"filled": 1, "total": 2}

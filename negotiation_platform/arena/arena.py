@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 
 from negotiation_platform.arena.policy import ArenaPolicy
-from negotiation_platform.arena.rollback import game_failed, roll_back
+from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -592,18 +592,7 @@ class Arena:
             token = secrets.token_urlsafe(24)
             seat = Seat(agent_id=agent_id, token_hash=token_hash(token), name=name or agent_id, house=house)
             if len(live.seats) + 1 == live.seats_total:
-                try:
-                    live.match = await self._step(
-                        Match,
-                        live.entry.cls,
-                        [s.agent_id for s in live.seats] + [agent_id],
-                        config=live.config,
-                        seed=live.seed,
-                        match_id=live.match_id,
-                        clock=self._clock,
-                    )
-                except Exception as bug:  # the game failed to start: the seat stays free
-                    raise game_failed(live.match_id, live.entry.game_id, bug) from None
+                live.match = await self._step(start_match, live, [*live.players(), agent_id], self._clock)
             live.seats.append(seat)
             live.seated_at = self._clock()
             if self._persist is not None:
