@@ -43,6 +43,7 @@ from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
 from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -304,7 +305,11 @@ class Arena:
             else:
                 live.left.add(seat.agent_id)
                 before = len(live.match.events)
-                await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                try:
+                    await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                except NegotiationError:
+                    live.left.discard(seat.agent_id)
+                    raise
         self._settled(live)
         return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
 
@@ -636,15 +641,7 @@ class Arena:
             caller = CALLER.get() if house is None else None
             seat = Seat(agent_id, token_hash(token), name or agent_id, house, caller.key() if caller else None)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await self._step(
-                    Match,
-                    live.entry.cls,
-                    [s.agent_id for s in live.seats] + [agent_id],
-                    config=live.config,
-                    seed=live.seed,
-                    match_id=live.match_id,
-                    clock=self._clock,
-                )
+                live.match = await self._step(start_match, live, [*live.players(), agent_id], self._clock)
             live.seats.append(seat)
             if house is not None and live.reserved:
                 live.reserved -= 1
@@ -750,8 +747,10 @@ class Arena:
                 try:
                     await self._mutate(live, lambda: self._expire(live, match, now, before))
                 except NegotiationError as failure:
-                    log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
-                    return
+                    if failure.code is not ErrorCode.INTERNAL_ERROR:  # (that one is logged where the game failed)
+                        log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
+                        return
+                    live.turn_started.clear()  # the game failed and nothing changed: fresh clocks, tried again later
         self._settled(live)
 
     def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
@@ -783,13 +782,19 @@ class Arena:
 
     async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
         """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
-        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there."""
+        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there. If the
+        game failed midway, the match is rolled back (see `negotiation_platform.arena.rollback`)."""
+        before = len(live.match.events) if live.match is not None else 0
         try:
             await self._step(work)
         except NegotiationError as failure:
             if failure.code in STORE_FAILURES:
                 self._forget(live)
+            elif live.match is not None and len(live.match.events) != before:
+                await roll_back(live, before, failure, self._clock, self._forget)
             raise
+        except Exception as bug:
+            raise await roll_back(live, before, bug, self._clock, self._forget) from None
 
     def _forget(self, live: LiveMatch) -> None:
         if self._matches.get(live.match_id) is live:

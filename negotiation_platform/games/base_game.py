@@ -111,6 +111,10 @@ menu of offers) stays bounded whatever a client asks for."""
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
+MAX_VALUE = 1_000_000_000
+"""Largest magnitude of a game's values, prices, BATNAs, weights and amounts, in its config and its
+payloads: sums and products of a few such numbers stay finite floats, so no outcome can overflow
+(a number without bounds fails `check_game`)."""
 MAX_ECHOED_CHARS = 40
 """How much of a refused move's own `type` a refusal repeats back to the client."""
 FREE_FORM_ACTION = "act"

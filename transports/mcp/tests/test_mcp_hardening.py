@@ -161,6 +161,29 @@ class TestClocksAndLeaving:
                 await refused(ErrorCode.UNKNOWN_MATCH, api.join_game(waiting["match_id"]))
 
 
+class TestHugeNumbers:
+    async def test_a_huge_bid_is_refused_and_the_auction_finishes(self) -> None:
+        with mcp_server() as url:
+            async with api_for(url) as api:
+                seats = [await api.start_game("auction", name="ann")]
+                mid = seats[0]["match_id"]
+                seats += [await api.join_game(mid, name=name) for name in ("bob", "cy")]
+                for seat in seats:
+                    await api.perform_action(mid, seat["token"], "done", {})
+                err = await refused(
+                    ErrorCode.INVALID_PAYLOAD,
+                    api.perform_action(mid, seats[0]["token"], "bid", {"amount": 2**1024 - 1}),
+                )
+                assert "amount" in err.message and "100" in err.message  # the bound: the largest value
+                state = await api.get_turn_state(mid, seats[0]["token"])
+                assert state["your_turn"] and state["status"] == "running"
+                for seat, amount in zip(seats, (3, 5, 7), strict=True):
+                    await api.perform_action(mid, seat["token"], "bid", {"amount": amount})
+                result = await api.get_result(mid)
+                assert result["status"] == "finished"
+                assert result["terms"]["winner"] == "cy" and result["terms"]["price"] == 7
+
+
 class TestLimits:
     async def test_waiting_and_live_matches_are_limited_and_finished_ones_evicted(self) -> None:
         flags = ("--max-waiting-per-caller", "2", "--max-live-matches", "4", "--max-live-per-caller", "4")
