@@ -118,6 +118,9 @@ async def test_a_lone_surrogate_in_match_id_or_game_id_is_invalid_argument(tmp_p
                     refused = await answer(http, base, json_part(text), binding)
                     assert refused["error"]["code"] == "invalid_argument", (operation, refused)
                     assert refused["error"]["details"]["field"] in ("match_id", "game_id")
+            for path in ("/matches/%ED%A0%80", "/matches/x%ED%B0%80?since=1", "/matches?game=%ED%A0%80"):
+                viewed = await http.get(f"{base}/view/api{path}")  # the URL decodes to U+FFFD, never to a surrogate
+                assert viewed.status_code in (200, 404) and ("error" in viewed.json() or "matches" in viewed.json())
         log = log_of(proc)
     assert "Traceback" not in log and "UnicodeEncodeError" not in log
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -29,7 +28,8 @@ Item = SessionMessage | Exception
 class Answering:
     """The SDK's stdio read stream, minus the lines it could not read: each gets its JSON-RPC error."""
 
-    def __init__(self, inner: ReadStream[Item], replies: WriteStream[SessionMessage]) -> None:
+    def __init__(self, inner: Any, replies: Any) -> None:
+        """`inner` and `replies`: the read and the write stream `mcp.server.stdio.stdio_server` yields."""
         self._inner = inner
         self._replies = replies
 
