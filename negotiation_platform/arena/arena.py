@@ -58,6 +58,7 @@ from negotiation_platform.store.records import (
     token_hash,
 )
 from negotiation_platform.strict_json import json_problem, plain_json_chars
+from negotiation_platform.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
@@ -492,7 +493,7 @@ class Arena:
     async def get_result(self, match_id: str) -> dict[str, Any]:
         """The result once finished (the seed used included), otherwise the status; from the store
         when the match is not in memory (finished long ago, or played by another process)."""
-        live = self._matches.get(match_id) if isinstance(match_id, str) else None
+        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
         if live is not None and live.follower is None:
             async with live.lock:  # what is committed: not a change whose store write is still running
                 if self._holds(live):
@@ -573,7 +574,7 @@ class Arena:
     async def _find(self, match_id: str, *, write: bool = False) -> LiveMatch:
         """The match: in memory, else loaded from the store. A call that changes it (`write`) needs
         a match this process owns; one that reads may get a read-only copy of another's."""
-        live = self._matches.get(match_id) if isinstance(match_id, str) else None
+        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
         if live is None:
             if self._persist is None or not isinstance(match_id, str):
                 raise _unknown(match_id)
@@ -1071,7 +1072,7 @@ def _text(name: str, value: Any) -> str:
             ErrorCode.MESSAGE_TOO_LONG if name == "content" else ErrorCode.INVALID_ARGUMENT,
             f"`{name}` is longer than {MAX_ARGUMENT_CHARS} characters.",
         )
-    return value
+    return unicode_text(name, value)
 
 
 def _name(name: Any) -> None:

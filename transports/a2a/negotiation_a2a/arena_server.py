@@ -116,7 +116,14 @@ class ArenaExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
-        requests = [d for d in (wire.values_of(message) if message else []) if isinstance(d, dict) and "operation" in d]
+        try:
+            values = wire.values_of(message) if message else []
+        except wire.Unreadable as unreadable:  # the sender's mistake: one line in the log, a refusal for it
+            log.warning("refused an A2A message: %s", unreadable)
+            refusal = NegotiationError(ErrorCode.INVALID_ARGUMENT, f"This message cannot be read: {unreadable}.")
+            await event_queue.enqueue_event(wire.reply(wire.structured(refusal.to_dict()), context.context_id))
+            return
+        requests = [d for d in values if isinstance(d, dict) and "operation" in d]
         if not requests:
             await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
             return

@@ -92,7 +92,11 @@ async def _http(given: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncCli
 
 def read_move(answer: Message) -> Decision | None:
     """The move in a remote agent's reply, or None when none can be read."""
-    for part in wire.values_of(answer):
+    try:
+        values = wire.values_of(answer)
+    except wire.Unreadable:
+        return None
+    for part in values:
         if isinstance(part, dict) and ("action_type" in part or "type" in part):
             return _decision(part)
     action = extract_action(wire.text_of(answer))

@@ -16,10 +16,12 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources.types import TextResource
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
 from negotiation_mcp import models
+from negotiation_mcp.stdio import Answering
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.limits import CALLER, Caller
@@ -104,6 +106,13 @@ class ArenaMcpServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         finally:
             CALLER.reset(token)
+
+    async def run_stdio_async(self) -> None:
+        """As the SDK's, except that a line it cannot read gets its JSON-RPC error (see `stdio`)."""
+        async with stdio_server() as (read_stream, write_stream):
+            lowlevel = self._lowlevel_server
+            options = lowlevel.create_initialization_options()
+            await lowlevel.run(Answering(read_stream, write_stream), write_stream, options)
 
 
 def _strict(name: str, model: Any, arguments: dict[str, Any]) -> None:
