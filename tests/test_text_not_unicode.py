@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.limits import Caller
 from negotiation_platform.arena.persistence import attach_store
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import run_operation
@@ -37,9 +38,11 @@ async def test_text_that_is_not_unicode_is_refused_anywhere_and_nothing_is_store
     store = str(tmp_path / "matches.db")
     arena, house = served_arena()
     attach_store(arena, store, "here")
-    alice = await run_operation(house, "start_game", {"game_id": "split_100", "name": "alice"}, caller="address:a")
+    alice = await run_operation(
+        house, "start_game", {"game_id": "split_100", "name": "alice"}, caller=Caller("address:a")
+    )
     match_id = alice["match_id"]
-    await run_operation(house, "join_game", {"match_id": match_id, "name": "bob"}, caller="address:b")
+    await run_operation(house, "join_game", {"match_id": match_id, "name": "bob"}, caller=Caller("address:b"))
     seat = {"match_id": match_id, "token": alice["token"]}
     logged = len(arena.events(match_id))
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
+from a2a_servers import a2a_server
 from mcp import Client
-from test_a2a_hardening import a2a_server
 
 from negotiation_a2a.client import connect
 from negotiation_mcp.client import McpArena
