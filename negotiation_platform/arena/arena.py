@@ -700,8 +700,8 @@ class Arena:
         match = live.match
         now = self._clock()
         if match is not None:
-            acting = set(match.acting())
-            live.turn_started = {a: live.turn_started.get(a, now) for a in acting}
+            # in seat order, never a set's: late seats' default moves are played in this order
+            live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
             if match.finished and live.finished_at is None:
                 live.finished_at = now
         self._arm_timer(live)
