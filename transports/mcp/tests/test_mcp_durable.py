@@ -129,6 +129,9 @@ async def play_three(server: Server, agent: str, crash: bool) -> dict[str, Any]:
         for name, seat in seats.items():
             api = clients["y"] if name == "right" else x
             turn = await api.get_turn_state(ids[name], seat.token, since=seat.cursor, wait_seconds=10)
+            while name in ("house", "remote") and not turn["your_turn"] and turn["status"] != "finished":
+                # news, but the server-side player's answer is still to come
+                turn = await api.get_turn_state(ids[name], seat.token, since=turn["cursor"], wait_seconds=10)
             cursors[name] = turn["cursor"]
     if crash:
         server.crash_and_restart()
