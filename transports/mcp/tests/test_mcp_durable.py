@@ -22,6 +22,7 @@ from mcp_servers import free_port, start_mcp_server
 from negotiation_mcp.client import McpArena
 from negotiation_platform.agents import ConcessionAgent
 from negotiation_platform.agents.driver import SeatHandle, take_turn
+from tests.cli_servers import cli_server
 
 pytest.importorskip("negotiation_a2a")
 pytestmark = pytest.mark.anyio
@@ -36,25 +37,8 @@ def anyio_backend() -> str:
 @contextmanager
 def remote_a2a_agent() -> Iterator[str]:
     """`agent serve concession` (a remote A2A player) as a subprocess; its base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "agent", "serve", "concession"]
-    proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        import socket
-        import time
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "agent server did not start"
-                time.sleep(0.1)
+    with cli_server("agent", "serve", "concession") as (port, _):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 class Server:
