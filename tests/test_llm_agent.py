@@ -25,6 +25,9 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm import LLMAgent
 from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.arena import Arena
+from negotiation_platform.cli.main import _event_line
+from negotiation_platform.engine import Match
+from negotiation_platform.engine.events import Event
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
 
@@ -173,8 +176,17 @@ def test_unusable_replies_forfeit_the_move_after_the_bound() -> None:
     assert len(model.requests) == len(agent.transcript) and len(agent.transcript) % 2 == 0
     assert all(entry["problem"] == "it contains no JSON object." for entry in agent.transcript)
     forfeits = [e for e in result["events"] if e["kind"] == "timeout" and e["data"]["players"] == ["llm"]]
-    assert forfeits and all("no usable reply in 2 tries" in e["data"]["reason"] for e in forfeits)
-    assert all(e["data"]["timed_out"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm")
+    assert forfeits and all(e["data"]["reason"].startswith("2 unusable replies: it contains") for e in forfeits)
+    assert all(e["data"]["forfeit"] is True for e in forfeits)
+    moves = [e["data"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm"]
+    assert moves and all(data["forfeited"] and "timed_out" not in data for data in moves)
+    shown = [_event_line(e) for e in result["events"] if e["actor"] == "llm" or e["kind"] == "timeout"]
+    assert "llm forfeited: 2 unusable replies: it contains no JSON object." in shown[0]
+    assert shown[1].endswith("(forfeited)") and not any("timed out" in line for line in shown)
+    events = [Event.from_dict(e) for e in result["events"]]  # a forfeit replays as a forfeit
+    game = Registry().game("company_car").cls
+    replayed = Match.replay(game, list(result["players"]), events, seed=1, match_id=result["match_id"])
+    assert [e.data for e in replayed.events] == [e["data"] for e in result["events"]]
 
 
 def test_an_unreachable_endpoint_fails_the_match_not_the_tournament(tmp_path: Path) -> None:

@@ -438,7 +438,7 @@ class Arena:
         """
         live, seat = await self._running(match_id, token)
         why = _text("reason", reason)
-        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why))
+        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
 
     # --- results and listing --------------------------------------------------------------
 

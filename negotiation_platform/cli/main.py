@@ -296,8 +296,10 @@ def _event_line(event: dict[str, Any]) -> str:
         to = "everyone" if data["to"] is None else ", ".join(data["to"])
         return f"{where} {actor} → {to}: {data['content']}"
     if kind == "action":
-        late = " (timed out)" if data.get("timed_out") else ""
+        late = " (timed out)" if data.get("timed_out") else " (forfeited)" if data.get("forfeited") else ""
         return f"{where} {actor} {data['action_type']} {json.dumps(data['payload'])}{late}"
+    if kind == "timeout" and data.get("forfeit"):
+        return f"{where} {', '.join(data['players'])} forfeited: {data['reason']}"
     if kind == "match_ended":
         return f"{where} match ended"
     return f"{where} {kind} {json.dumps(data) if data else ''}".rstrip()
