@@ -6,6 +6,8 @@ register an agent kind that plays for someone remote.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from negotiation_platform.agents.base import Agent
@@ -32,3 +34,28 @@ def make_agent(registry: Registry, spec: str, seed: int) -> Agent:
     options: dict[str, Any] = {"target": target} if target else {}
     agent: Agent = registry.agents()[kind](seed=seed, name=kind, **options)
     return agent
+
+
+IMPLIED = frozenset({"seed", "name", "target"})
+"""What `make_agent` passes itself: not options a user sets."""
+
+
+def option_names(factory: Any) -> list[str] | None:
+    """The keyword options an agent factory takes (None: it takes any, through **kwargs)."""
+    parameters = inspect.signature(factory).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    keywords = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sorted(p.name for p in parameters if p.kind in keywords and p.name not in IMPLIED)
+
+
+def check_agent_options(registry: Registry, kinds: Iterable[str], options: dict[str, Any]) -> None:
+    """Refuse, before anything is played, option keys that an agent kind given them does not take."""
+    for kind in sorted(set(kinds)):
+        known = option_names(registry.agents()[kind])
+        unknown = sorted(set(options) - set(known)) if known is not None else []
+        if unknown:
+            raise NegotiationError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"Unknown option(s) {unknown} for {kind} agents; known options: {', '.join(known or []) or '(none)'}.",
+            )

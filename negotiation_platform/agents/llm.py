@@ -30,12 +30,11 @@ from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm_cache import open_cache
 from negotiation_platform.agents.llm_calls import (
     DEFAULT_URL,
-    CallPolicy,
     Caller,
+    CallPolicy,
     CallsFailed,
     JsonModeRefused,
     Reply,
-    describe_endpoint,
 )
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -53,6 +52,8 @@ class LLMAgent:
 
     needs_target = True
     """Named as `llm:MODEL`: the kind alone is not a playable agent."""
+    bills_tokens = True
+    """Its transcript reports token usage: a tournament's price table must price its model."""
 
     def __init__(
         self,
@@ -104,7 +105,8 @@ class LLMAgent:
         self._caller = Caller(
             client,
             target,
-            endpoint=describe_endpoint(str(client.base_url).rstrip("/"), from_default=not url),
+            endpoint=str(client.base_url).rstrip("/"),
+            default_url=not url,
             policy=CallPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff, timeout=timeout),
             max_concurrency=max_concurrency,
             cache=open_cache(cache) if cache and (temperature <= 0 or cache_sampled) else None,

@@ -58,9 +58,7 @@ class Reply:
     cache_hit: bool
 
 
-_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary()
-)
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
 """One semaphore per endpoint URL per event loop: every agent of a tournament shares its endpoint's."""
 
 
@@ -72,10 +70,6 @@ def endpoint_gate(url: str, limit: int | None) -> asyncio.Semaphore | None:
     return gates.setdefault(url, asyncio.Semaphore(limit))
 
 
-def describe_endpoint(url: str, from_default: bool) -> str:
-    return f"{url} (the default OpenAI URL: set base_url or OPENAI_BASE_URL)" if from_default else url
-
-
 class Caller:
     """Makes one agent's calls to one endpoint for one model."""
 
@@ -85,11 +79,14 @@ class Caller:
         model: str,
         *,
         endpoint: str,
+        default_url: bool = False,
         policy: CallPolicy,
         max_concurrency: int | None = None,
         cache: ResponseCache | None = None,
     ) -> None:
         self.client, self.model, self.endpoint, self.policy = client, model, endpoint, policy
+        self.default_url = default_url
+        """The endpoint is OpenAI's, because neither base_url nor OPENAI_BASE_URL named one: errors say so."""
         self.max_concurrency = max_concurrency
         self.cache = cache
         self._jitter = random.Random()
@@ -97,7 +94,8 @@ class Caller:
     async def complete(self, request: dict[str, Any], deadline: float | None) -> Reply:
         """The reply to `request` (messages and options, no model), from the cache or the endpoint by
         `deadline` (a `time.monotonic()` instant; None: no bound but the retries)."""
-        key = cache_key(self.endpoint, self.model, request["messages"], {k: v for k, v in request.items() if k != "messages"})
+        options = {k: v for k, v in request.items() if k != "messages"}
+        key = cache_key(self.endpoint, self.model, request["messages"], options)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
             if cached.get(JSON_MODE_REFUSED):
@@ -166,7 +164,12 @@ class Caller:
         return self._jitter.uniform(0, min(self.policy.max_backoff, self.policy.backoff * 2**attempt))
 
     def _unusable(self, exc: Exception) -> EndpointError:
-        return EndpointError(f"{self.endpoint} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
+        where = (
+            f"{self.endpoint} (the default OpenAI URL: set base_url or OPENAI_BASE_URL)"
+            if self.default_url
+            else self.endpoint
+        )
+        return EndpointError(f"{where} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
 
 
 def retry_after(headers: Any) -> float | None:

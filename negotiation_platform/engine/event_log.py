@@ -46,6 +46,8 @@ FORFEITED = "forfeited"
 def played_by_default(data: dict[str, Any]) -> bool:
     """Whether an action event's data is a default the engine played (derived, not the seat's own move)."""
     return bool(data.get(TIMED_OUT) or data.get(FORFEITED))
+
+
 _shared_kinds: dict[ActionKind, ActionKind] = {}
 """One tuple per action kind for all logs (each log would otherwise keep its own copies); the kinds
 come from games' specs, not from players, so there are few."""
