@@ -117,15 +117,22 @@ def finished_rows(out: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Keep in out/failures.jsonl only the latest row of each match still not played; returns them."""
-    path = out / FAILURES
+def failure_rows(out: Path) -> list[dict[str, Any]]:
+    """The rows of out/failures.jsonl ({key, error}), the latest per match, in the order written."""
     latest: dict[str, dict[str, Any]] = {}
+    path = out / FAILURES
     for line in path.read_text().splitlines() if path.exists() else []:
         with contextlib.suppress(json.JSONDecodeError):
             row = json.loads(line)
+            latest.pop(row["key"], None)
             latest[row["key"]] = row
-    kept = [row for key, row in latest.items() if key not in done]
+    return list(latest.values())
+
+
+def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep in out/failures.jsonl only the latest row of each match still not played; returns them."""
+    path = out / FAILURES
+    kept = [row for row in failure_rows(out) if row["key"] not in done]
     staged = path.with_suffix(".jsonl.tmp")
     staged.write_text("".join(json.dumps(row) + "\n" for row in kept))
     staged.replace(path)
