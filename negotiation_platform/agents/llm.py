@@ -48,7 +48,33 @@ FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 class LLMAgent:
-    """Plays any game by asking an OpenAI-compatible chat model for a JSON move."""
+    """Plays any game by asking an OpenAI-compatible chat model for a JSON move.
+
+    Every option below is also an `--agent-config` key of `negotiation-platform tournament`; a key
+    not listed here is refused before the first match.
+
+    Args:
+        seed: the seat's seed (set by the tournament; used for nothing the endpoint sees).
+        name: the seat's name.
+        target: the model, as in `llm:MODEL`.
+        base_url: the endpoint's base URL (default: OPENAI_BASE_URL, else OpenAI's own).
+        api_key: the key (default: OPENAI_API_KEY).
+        temperature: the sampling temperature; above 0, replies are cached only with `cache_sampled`.
+        max_replies: unusable replies (no JSON, no legal action) per move before it is forfeited.
+        max_refusals: moves the arena refuses in a row before the next one is forfeited.
+        json_mode: ask for `response_format={"type": "json_object"}` (dropped if the endpoint refuses it).
+        timeout: seconds one request may take.
+        max_tokens: the completion's token bound (None: the endpoint's).
+        retries: tries after the first on 408, 409, 429, 5xx and timeouts.
+        backoff: the first wait between tries, in seconds; doubled each try, with full jitter.
+        max_backoff: the longest wait between tries (a `Retry-After` header is obeyed instead).
+        move_seconds: the most one move's calls may take, retries included (None: no bound but the
+            turn clock, whose default move comes after the turn state's `deadline_seconds`).
+        max_concurrency: the most requests in flight to this endpoint, shared by every agent of the
+            process that names the same URL (the first one's limit holds).
+        cache: an SQLite file of replies keyed by (endpoint, model, messages, options).
+        cache_sampled: cache replies sampled at a temperature above 0 too.
+    """
 
     needs_target = True
     """Named as `llm:MODEL`: the kind alone is not a playable agent."""
