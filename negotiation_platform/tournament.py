@@ -360,12 +360,8 @@ _ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:
-    """`make_agent`, plus the tournament's agent options for remote kinds (they take keyword options)."""
-    kind, _, target = spec.partition(":")
-    if not options or kind not in REMOTE_KINDS:
-        return make_agent(registry, spec, seed)
-    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **({"target": target} if target else {}), **options)
-    return agent
+    """`make_agent`, with the tournament's agent options for remote kinds (they take keyword options)."""
+    return make_agent(registry, spec, seed, options if spec.partition(":")[0] in REMOTE_KINDS else None)
 
 
 class Recorder:

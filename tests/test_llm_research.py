@@ -145,9 +145,13 @@ def test_an_unreachable_default_endpoint_is_named(monkeypatch: pytest.MonkeyPatc
     )
 
 
-def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "tournament", *args]
+def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "negotiation_platform.cli.main", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+
+
+def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run_cli("tournament", *args, **env)
 
 
 def test_an_unknown_agent_option_exits_2_before_any_request(tmp_path: Path) -> None:
@@ -262,3 +266,18 @@ def test_the_concurrency_limit_per_endpoint_holds(tmp_path: Path) -> None:
             ["split_100"], ["llm:fake-model"], seeds=4, workers=4, out=tmp_path, agent_options=options
         )
     assert len(rows) == 4 and model.calls >= 8 and model.peak == 2  # four matches at once, two requests at a time
+
+
+def test_play_replays_a_seed_from_the_cache_and_checks_options_first(tmp_path: Path) -> None:
+    model = FakeModel(malformed_first=False)
+    cache = str(tmp_path / "replies.sqlite")
+    for endpoint in served(model):
+        args = ["play", "split_100", "--agents", "llm:fake-model", "concession", "--seed", "3", "--json"]
+        env = {"OPENAI_BASE_URL": endpoint, "OPENAI_API_KEY": "test"}
+        first = run_cli(*args, "--llm-cache", cache, **env)
+        paid = model.calls
+        again = run_cli(*args, "--llm-cache", cache, **env)
+        refused = run_cli(*args, "--agent-config", '{"temprature": 0}', **env)
+    assert first.returncode == again.returncode == 0, first.stderr + again.stderr
+    assert paid > 0 and model.calls == paid and json.loads(again.stdout) == json.loads(first.stdout)
+    assert refused.returncode == 2 and "Unknown option(s) ['temprature'] for llm agents" in refused.stderr

@@ -24,15 +24,16 @@ def known_agent(registry: Registry, spec: str) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in registry.agents()
 
 
-def make_agent(registry: Registry, spec: str, seed: int) -> Agent:
-    """An agent for `spec`, seeded; unknown names raise NegotiationError(invalid_argument)."""
+def make_agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None = None) -> Agent:
+    """An agent for `spec`, seeded, given `options` (keyword options of its kind, checked by
+    `check_agent_options`); unknown names raise NegotiationError(invalid_argument)."""
     if not known_agent(registry, spec):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
         )
     kind, _, target = spec.partition(":")
-    options: dict[str, Any] = {"target": target} if target else {}
-    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **options)
+    implied: dict[str, Any] = {"target": target} if target else {}
+    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **implied, **(options or {}))
     return agent
 
 

@@ -2,7 +2,8 @@
 
 A transcript entry (see `LLMAgent.transcript`) carries `usage` ({prompt_tokens, completion_tokens,
 cached_tokens}), `seconds` and `cache_hit`; an entry whose `reply` is None is a call that failed.
-Replies from the response cache cost nothing and are counted apart (`cache_hits`).
+An entry may stand for several calls (`requests`, as an agent that keeps one entry per turn
+says). Replies from the response cache cost nothing and are counted apart (`cache_hits`).
 
 A price table maps a model to USD per million tokens, as JSON or TOML:
 `{"gpt-4o-mini": {"input": 0.15, "output": 0.6, "cached": 0.075}}` (`cached`, the price of a prompt's
@@ -27,12 +28,12 @@ def usage_totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
     totals: dict[str, Any] = {"calls": 0, "cache_hits": 0, "failed_calls": 0, **dict.fromkeys(TOKENS, 0)}
     totals["seconds"] = 0.0
     for entry in transcript:
-        if entry.get("reply") is None:
+        if "reply" in entry and entry["reply"] is None:
             totals["failed_calls"] += 1
         elif entry.get("cache_hit"):
             totals["cache_hits"] += 1
         else:
-            totals["calls"] += 1
+            totals["calls"] += int(entry.get("requests", 1))
             for name in TOKENS:
                 totals[name] += int((entry.get("usage") or {}).get(name, 0))
             totals["seconds"] += float(entry.get("seconds") or 0.0)
