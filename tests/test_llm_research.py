@@ -18,6 +18,7 @@ import pytest
 
 pytest.importorskip("openai")
 
+from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm import LLMAgent, move_deadline
@@ -25,6 +26,7 @@ from negotiation_platform.agents.llm_calls import EndpointError
 from negotiation_platform.agents.llm_usage import load_prices
 from negotiation_platform.analysis import failure_summary, usage_by_agent
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import failure_rows, run_tournament
@@ -110,8 +112,37 @@ def test_the_move_deadline_bounds_the_retries() -> None:
     assert reasons and all("the move's deadline" in r and r.startswith("endpoint failed: ") for r in reasons)
     assert time.monotonic() - started < 0.5 * len(reasons) + 2
     soon = move_deadline(None, 10.0)
-    assert soon is not None and 8.5 < soon - time.monotonic() <= 9.0  # a little before the turn clock's default
+    assert soon is not None and 8.5 < soon - time.monotonic() <= 9.0  # a second before the turn clock's default
     assert move_deadline(None, None) is None and move_deadline(2.0, 10.0) < time.monotonic() + 2.01  # type: ignore[operator]
+
+
+def test_a_move_gives_up_before_the_turn_clock_plays_its_default() -> None:
+    model = Slow(delay=2.0)
+    for endpoint in served(model):
+        agent = LLMAgent(target="fake-model", base_url=endpoint, timeout=30, retries=5, **FAST)
+        arena = Arena(Registry(), policy=ArenaPolicy(turn_timeout=0.8))
+        result = asyncio.run(play_match(arena, "split_100", [agent, ConcessionAgent()], seed=1))
+    reasons = forfeit_reasons(result)
+    assert reasons and all(r.startswith("endpoint failed: timeout after 0.6 s") for r in reasons)
+    moves = [e["data"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm"]
+    assert moves and not any(m.get("timed_out") for m in moves)  # the agent's forfeit came first, every time
+
+
+class Dawdler:
+    """Forfeits every move, but only after the turn clock has run out."""
+
+    name = "dawdler"
+
+    async def decide(self, turn: dict[str, Any]) -> Decision:
+        await asyncio.sleep(0.3)
+        return Decision(forfeit="too late to say")
+
+
+def test_a_forfeit_the_turn_clock_overtook_does_not_fail_the_match() -> None:
+    arena = Arena(Registry(), policy=ArenaPolicy(turn_timeout=0.1))
+    result = asyncio.run(play_match(arena, "split_100", [Dawdler(), ConcessionAgent()], seed=1))
+    assert result["status"] == "finished" and not forfeit_reasons(result)
+    assert any(e["data"].get("timed_out") for e in result["events"] if e["actor"] == "dawdler")
 
 
 def test_429_waits_for_retry_after_and_503_is_retried() -> None:

@@ -187,11 +187,12 @@ class LLMAgent:
 
 
 def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> float | None:
-    """When this move's calls must be done (a `time.monotonic()` instant): within `move_seconds`, and a
-    little before the turn clock plays the seat's default move (None: neither bounds it)."""
+    """When this move's calls must be done (a `time.monotonic()` instant): within `move_seconds`, and
+    before the turn clock plays the seat's default move, with a quarter of the clock (at most a
+    second) kept to forfeit in (None: neither bounds it)."""
     bounds = [move_seconds] if move_seconds is not None else []
     if clock_seconds is not None:
-        bounds.append(max(0.0, clock_seconds - min(1.0, clock_seconds / 10)))
+        bounds.append(max(0.0, clock_seconds - min(1.0, clock_seconds / 4)))
     return time.monotonic() + min(bounds) if bounds else None
 
 
