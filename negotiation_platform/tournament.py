@@ -129,14 +129,13 @@ def failure_rows(out: Path) -> list[dict[str, Any]]:
     return list(latest.values())
 
 
-def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Keep in out/failures.jsonl only the latest row of each match still not played; returns them."""
+def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> None:
+    """Keep in out/failures.jsonl only the latest row of each match still not played."""
     path = out / FAILURES
     kept = [row for row in failure_rows(out) if row["key"] not in done]
     staged = path.with_suffix(".jsonl.tmp")
     staged.write_text("".join(json.dumps(row) + "\n" for row in kept))
     staged.replace(path)
-    return kept
 
 
 def run_tournament(

@@ -123,7 +123,7 @@ class Caller:
             timeout = self.policy.timeout if left is None else min(self.policy.timeout, left)
             wait: float | None = None
             try:
-                response = await self._request(request, timeout)
+                response = await self._request(request, timeout, deadline)
             except openai.APITimeoutError:
                 why = f"timeout after {timeout:.3g} s"
             except openai.APIConnectionError as exc:
@@ -153,12 +153,21 @@ class Caller:
             await asyncio.sleep(pause)
         raise CallsFailed(f"{why} ({self.policy.retries + 1} tries)")
 
-    async def _request(self, request: dict[str, Any], timeout: float) -> Any:
+    async def _request(self, request: dict[str, Any], timeout: float, deadline: float | None) -> Any:
+        """One request, once the endpoint's gate lets it through (waiting for it counts against the move)."""
         gate = endpoint_gate(self.endpoint, self.max_concurrency)
         if gate is None:
             return await self.client.chat.completions.create(model=self.model, timeout=timeout, **request)
-        async with gate:
+        try:
+            await asyncio.wait_for(gate.acquire(), None if deadline is None else deadline - time.monotonic())
+        except TimeoutError:
+            raise CallsFailed(f"no request slot free at {self.endpoint} before the move's deadline") from None
+        try:
+            if deadline is not None:
+                timeout = min(timeout, max(0.001, deadline - time.monotonic()))
             return await self.client.chat.completions.create(model=self.model, timeout=timeout, **request)
+        finally:
+            gate.release()
 
     def _backoff(self, attempt: int) -> float:
         return self._jitter.uniform(0, min(self.policy.max_backoff, self.policy.backoff * 2**attempt))
