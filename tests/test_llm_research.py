@@ -282,11 +282,22 @@ def test_a_cached_rerun_makes_no_request_and_gives_the_same_transcript(tmp_path:
         assert all(u["calls"] == u["prompt_tokens"] == 0 and u["cache_hits"] > 0 for u in usage)
 
 
-def test_sampled_replies_are_cached_only_when_asked(tmp_path: Path) -> None:
-    path = str(tmp_path / "replies.sqlite")
-    assert LLMAgent(target="m", temperature=0.7, cache=path)._caller.cache is None
-    assert LLMAgent(target="m", temperature=0.7, cache=path, cache_sampled=True)._caller.cache is not None
-    assert LLMAgent(target="m", cache=path)._caller.cache is not None
+def test_sampled_replies_are_cached_only_when_asked_and_per_seat(tmp_path: Path) -> None:
+    model = FakeModel(malformed_first=False)
+    cache = str(tmp_path / "replies.sqlite")
+    calls = []
+    for endpoint in served(model):
+        for seed, options in [
+            (1, {}),
+            (1, {"cache_sampled": True}),
+            (1, {"cache_sampled": True}),
+            (2, {"cache_sampled": True}),
+        ]:
+            agent = LLMAgent(seed, target="m", base_url=endpoint, temperature=0.7, cache=cache, **FAST, **options)
+            asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=1))
+            calls.append(model.calls)
+    unsampled, first, replay, other_seat = (b - a for a, b in zip([0, *calls], calls, strict=False))
+    assert unsampled > 0 and first > 0 and replay == 0 and other_seat > 0
 
 
 def test_the_concurrency_limit_per_endpoint_holds(tmp_path: Path) -> None:

@@ -73,7 +73,8 @@ class LLMAgent:
         max_concurrency: the most requests in flight to this endpoint, shared by every agent of the
             process that names the same URL (the first one's limit holds).
         cache: an SQLite file of replies keyed by (endpoint, model, messages, options).
-        cache_sampled: cache replies sampled at a temperature above 0 too.
+        cache_sampled: cache replies sampled at a temperature above 0 too (keyed by the seat's seed as
+            well, so a replay of the same seeds gets the same draws and other seeds their own).
     """
 
     needs_target = True
@@ -178,12 +179,15 @@ class LLMAgent:
         request: dict[str, Any] = {"messages": conversation, "temperature": self.temperature}
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
+        draw = self.seed if self.temperature > 0 else None  # a sample is this seat's, not every seed's
         if self.json_mode:
             try:
-                return await self._caller.complete({**request, "response_format": {"type": "json_object"}}, deadline)
+                return await self._caller.complete(
+                    {**request, "response_format": {"type": "json_object"}}, deadline, draw=draw
+                )
             except JsonModeRefused:
                 self.json_mode = False  # the endpoint does not do JSON mode: ask plainly from now on
-        return await self._caller.complete(request, deadline)
+        return await self._caller.complete(request, deadline, draw=draw)
 
 
 def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> float | None:

@@ -91,10 +91,13 @@ class Caller:
         self.cache = cache
         self._jitter = random.Random()
 
-    async def complete(self, request: dict[str, Any], deadline: float | None) -> Reply:
+    async def complete(self, request: dict[str, Any], deadline: float | None, *, draw: int | None = None) -> Reply:
         """The reply to `request` (messages and options, no model), from the cache or the endpoint by
-        `deadline` (a `time.monotonic()` instant; None: no bound but the retries)."""
+        `deadline` (a `time.monotonic()` instant; None: no bound but the retries). `draw` tells sampled
+        replies apart in the cache (a seat's seed), so each seat of each match keeps its own."""
         options = {k: v for k, v in request.items() if k != "messages"}
+        if draw is not None:
+            options["draw"] = draw
         key = cache_key(self.endpoint, self.model, request["messages"], options)
         cached = self.cache.get(key) if self.cache is not None else None
         if cached is not None:
