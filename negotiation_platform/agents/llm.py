@@ -50,8 +50,8 @@ FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 class LLMAgent:
     """Plays any game by asking an OpenAI-compatible chat model for a JSON move.
 
-    Every option below is also an `--agent-config` key of `negotiation-platform tournament`; a key
-    not listed here is refused before the first match.
+    Every option from `base_url` on is also an `--agent-config` key of `negotiation-platform
+    tournament` and `play`; a key not listed here is refused before the first match.
 
     Args:
         seed: the seat's seed (set by the tournament; used for nothing the endpoint sees).
