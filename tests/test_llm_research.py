@@ -206,11 +206,26 @@ def test_failures_show_in_the_summary_and_exit_code_and_a_rerun_clears_them(tmp_
     assert "3 scheduled: 1 played, 0 skipped (done before), 2 failed; 1 matches" in failed.stdout
     assert f"2× EndpointError: {down} could not serve model 'fake-model': APIConnectionError" in failed.stdout
     assert len(failure_rows(tmp_path)) == 2
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"fake-model": {"input": 1000, "output": 1000}}))
     for endpoint in served(FakeModel(malformed_first=False)):
-        again = cli(*args, "--agent-config", json.dumps({"base_url": endpoint, "api_key": "test"}))
+        config = json.dumps({"base_url": endpoint, "api_key": "test"})
+        again = cli(*args, "--agent-config", config, "--prices", str(prices))
     assert again.returncode == 0, again.stderr
     assert "3 scheduled: 2 played, 1 skipped (done before), 0 failed; 3 matches" in again.stdout
     assert (tmp_path / "failures.jsonl").read_text() == ""
+    stored = [json.loads(line) for line in (tmp_path / "matches.jsonl").read_text().splitlines()]
+    priced = [row["usage_total"]["cost_usd"] for row in stored if "usage_total" in row]
+    assert len(priced) == 2 and all(cost > 0 for cost in priced)  # the fake reports 2 tokens a reply
+
+
+def test_a_malformed_price_table_is_refused(tmp_path: Path) -> None:
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"m": {"input": 1, "outptu": 2}}))
+    with pytest.raises(NegotiationError, match="'m' needs non-negative input and output"):
+        load_prices(table)
+    with pytest.raises(NegotiationError, match="cannot read the price table"):
+        load_prices(tmp_path / "missing.toml")
 
 
 def test_a_rerun_keeps_only_the_latest_failure_of_each_match(tmp_path: Path) -> None:
