@@ -1,9 +1,11 @@
-"""MCP over streamable HTTP: per-call overhead of the arena tools, and whole matches per second.
+"""MCP over streamable HTTP: per-call latency against an in-process call, and whole matches per second.
 
 Starts `negotiation-platform serve mcp --transport http` as a subprocess on 127.0.0.1, then in the
-same run measures the round trip of `get_turn_state` and `perform_action` against the no-op
-`ping` tool on that server (the ratio is what the arena adds to a bare MCP call), and full
-split_100 matches per second with 20 matches played concurrently through the MCP client.
+same run measures, with the official Python MCP client and sequential calls on one connection:
+`ping` and `list_games` over HTTP against the same tools called in-process (`Client(server)`, no
+socket: the ratio is what HTTP adds; a few milliseconds, not the ~40 ms of a delayed ACK);
+`get_turn_state` and `perform_action` against `ping` over HTTP (what the arena adds to a bare MCP
+call); and full split_100 matches per second with 20 matches played concurrently.
 
     python benchmarks/mcp.py [--calls N] [--matches 20]
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import socket
 import statistics
 import subprocess
@@ -27,7 +30,9 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).re
 from mcp import Client  # noqa: E402
 
 from negotiation_mcp.client import McpArena  # noqa: E402
+from negotiation_mcp.server import build_server  # noqa: E402
 from negotiation_platform.agents import ConcessionAgent, play_match  # noqa: E402
+from negotiation_platform.arena import Arena  # noqa: E402
 
 
 def free_port() -> int:
@@ -48,6 +53,8 @@ def start_server(port: int) -> subprocess.Popen[bytes]:
             "http",
             "--port",
             str(port),
+            "--max-waiting-per-caller",  # every match here is started from this one address
+            "1000",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -73,10 +80,22 @@ async def median_ms(calls: int, call: Callable[[], Awaitable[Any]]) -> float:
     return statistics.median(times) * 1e3
 
 
+async def per_call(client: Client, calls: int) -> tuple[float, float]:
+    """Median milliseconds of `ping` and of `list_games` through `client`."""
+    ping = await median_ms(calls, lambda: client.call_tool("ping", {}))
+    games = await median_ms(calls, lambda: client.call_tool("list_games", {}))
+    return ping, games
+
+
 async def measure(url: str, calls: int, matches: int) -> None:
+    server = build_server(Arena())
+    logging.getLogger().setLevel(logging.WARNING)  # the MCP server's setup logs every HTTP request at INFO
+    async with Client(server) as local:
+        local_ping, local_games = await per_call(local, calls)
     async with Client(url) as client:
+        http_ping, http_games = await per_call(client, calls)
         api = McpArena(client)
-        a = await api.start_game("split_100", config={"rounds": 10_000}, seed=1, name="a")
+        a = await api.start_game("split_100", config={"rounds": 1000}, seed=1, name="a")
         b = await api.join_game(a["match_id"], name="b")
         mid = a["match_id"]
         seats = [a["token"], b["token"]]
@@ -99,6 +118,9 @@ async def measure(url: str, calls: int, matches: int) -> None:
         )
         elapsed = time.perf_counter() - start
 
+    print(f"median per call, sequential ({calls} calls each):   in-process      HTTP   HTTP/in-process")
+    print(f"  ping        {local_ping:20.2f} ms {http_ping:7.2f} ms   {http_ping / local_ping:8.1f}x")
+    print(f"  list_games  {local_games:20.2f} ms {http_games:7.2f} ms   {http_games / local_games:8.1f}x")
     print(f"median round trip over HTTP ({calls} calls each):")
     print(f"  ping (no-op tool)  {ping_ms:7.2f} ms")
     print(f"  get_turn_state     {state_ms:7.2f} ms   ratio to ping {state_ms / ping_ms:5.2f}x")

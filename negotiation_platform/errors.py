@@ -33,6 +33,8 @@ class ErrorCode(StrEnum):
     MESSAGE_TOO_LONG = "message_too_long"
     WRONG_OWNER = "wrong_owner"
     STORE_UNAVAILABLE = "store_unavailable"
+    INTERNAL_ERROR = "internal_error"
+    """The game's own code failed on an accepted call (a bug in the game): the call changed nothing."""
 
 
 class NegotiationError(Exception):

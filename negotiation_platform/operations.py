@@ -13,9 +13,10 @@ from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
-from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.unicode_text import not_unicode, text_problem
 
 MAX_NESTING = 64
 """Deepest nesting of lists and objects accepted in any argument."""
@@ -173,11 +174,11 @@ OPERATIONS: dict[str, Operation] = {
 
 
 async def run_operation(
-    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: str | None = None
+    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: Caller | None = None
 ) -> dict[str, Any]:
     """Run an operation by name with keyword arguments; refusals raise NegotiationError.
 
-    `caller` is who asks as the transport knows it (its address, or its auth token): the arena's
+    `caller` is who asks as the transport knows it (its address and session): the arena's
     per-caller limits count by it.
     """
     operation = OPERATIONS.get(name) if isinstance(name, str) else None
@@ -185,6 +186,7 @@ async def run_operation(
         raise NegotiationError(ErrorCode.UNKNOWN_OPERATION, f"No operation {name!r}; operations: {sorted(OPERATIONS)}.")
     if not isinstance(arguments, dict):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`arguments` must be an object.")
+    _check_json(arguments)  # first: no refusal below may echo text that cannot be sent back
     missing = [a for a in operation.required if a not in arguments]
     unknown = [a for a in arguments if a not in operation.required + operation.optional]
     if missing or unknown:
@@ -198,7 +200,6 @@ async def run_operation(
             missing=missing,
             unknown=unknown,
         )
-    _check_json(arguments)
     if name == "start_game":
         _check_opponents(house, arguments.get("opponents"))
     target: Any = house if name == "start_game" else house.arena
@@ -212,20 +213,32 @@ async def run_operation(
 
 
 def _check_json(arguments: dict[str, Any]) -> None:
-    """Refuse what JSON cannot carry faithfully (NaN, infinities) and absurd nesting, without recursion."""
-    stack: list[tuple[Any, int]] = [(arguments, 0)]
+    """Refuse what JSON cannot carry faithfully (NaN, infinities, text that is not Unicode) and absurd
+    nesting, without recursion, before any operation sees it."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(arguments, ())]
     while stack:
-        value, depth = stack.pop()
-        if depth > MAX_NESTING:
+        value, loc = stack.pop()
+        if len(loc) > MAX_NESTING:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, f"Arguments are nested deeper than {MAX_NESTING} levels."
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "Arguments may not hold NaN or infinite numbers.")
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
+        if isinstance(value, str):
+            if problem := text_problem(value):
+                raise not_unicode(_path(loc), problem)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and (problem := text_problem(key)):  # before it is part of any path
+                    raise not_unicode(_path(loc), f"has a key that {problem}")
+                stack.append((item, (*loc, key)))
         elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
+            stack.extend((item, (*loc, i)) for i, item in enumerate(value))
+
+
+def _path(loc: tuple[str | int, ...]) -> str:
+    """An argument's place, as `payload.offer.0`."""
+    return ".".join(str(part) for part in loc) or "arguments"
 
 
 def _check_opponents(house: HouseSeats, opponents: Any) -> None:
@@ -235,10 +248,12 @@ def _check_opponents(house: HouseSeats, opponents: Any) -> None:
     if not isinstance(opponents, list) or not all(isinstance(o, str) for o in opponents):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "opponents must be a list of agent names.")
     policy = house.arena.policy
-    refused = [o for o in opponents if ":" in o and not policy.allows_remote_agent(o.partition(":")[2])]
+    reasons = {o: policy.remote_agent_refusal(o.partition(":")[2]) for o in opponents if ":" in o}
+    refused = {o: why for o, why in reasons.items() if why is not None}
     if refused:
         raise NegotiationError(
             ErrorCode.FORBIDDEN,
-            f"This server does not seat remote agents at {refused}; its operator can allow URL prefixes "
-            "with `serve ... --allow-remote-agent PREFIX`.",
+            f"This server does not seat these remote agents: {'; '.join(refused.values())}. "
+            "Its operator can allow URL prefixes with `serve ... --allow-remote-agent PREFIX`.",
+            refused=refused,
         )

@@ -8,7 +8,6 @@ payoff heatmap, and rating bars with bootstrap intervals. Matplotlib runs on the
 
 from __future__ import annotations
 
-import html
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -21,10 +20,10 @@ from negotiation_platform.analysis.metrics import role_point
 from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+from negotiation_platform.report_format import Column, Section, Unit, axis_amount, html_page, markdown_page
 from negotiation_platform.tournament import RESULTS, finished_rows
 
-Section = tuple[str, list[str], list[list[Any]], list[str]]
-"""(title, table header, table rows, figure file names)."""
+TITLE = "Tournament report"
 
 
 def write_report(directory: str | Path, *, samples: int = 200, registry: Registry | None = None) -> list[Path]:
@@ -45,44 +44,34 @@ def write_report(directory: str | Path, *, samples: int = 200, registry: Registr
     for game in sorted(analysis["metagame"]):
         sections.append(_game_section(game, analysis, figures, registry))
     sections.append(_ratings_section(analysis, figures))
-    written = [figures / name for _, _, _, names in sections for name in names]
-    (out / "report.md").write_text(_markdown(sections))
-    (out / "report.html").write_text(_html(sections))
+    written = [figures / name for section in sections for name in section.figures]
+    (out / "report.md").write_text(markdown_page(TITLE, sections))
+    (out / "report.html").write_text(html_page(TITLE, sections))
     (out / "analysis.json").write_text(json.dumps({k: v for k, v in analysis.items() if k != "matches"}, indent=1))
     return [out / "report.md", out / "report.html", out / "analysis.json", *written]
 
 
 def _summary(analysis: dict[str, Any]) -> Section:
-    header = [
-        "game",
-        "agent",
-        "matches",
-        "agreement",
-        "rounds→deal",
-        "utility",
-        "surplus",
-        "Nash welfare",
-        "Pareto dist",
+    columns = [
+        Column("game", Unit.TEXT),
+        Column("agent", Unit.TEXT),
+        Column("matches", Unit.COUNT),
+        Column("agreement", Unit.SHARE),
+        Column("rounds to deal", Unit.ROUNDS),
+        Column("utility"),
+        Column("surplus"),
+        Column("Nash welfare"),
+        Column("Pareto distance"),
     ]
-    rows = [
-        [
-            a["game"],
-            a["agent"],
-            a["matches"],
-            a["agreement_rate"],
-            a["rounds_to_agreement"],
-            a["utility"],
-            a["surplus"],
-            a["nash_welfare"],
-            a["pareto_distance"],
-        ]
-        for a in analysis["aggregate"]
-    ]
-    return "Outcomes per game and agent", header, rows, []
+    keys = ["game", "agent", "matches", "agreement_rate", "rounds_to_agreement", "utility", "surplus"]
+    rows = [[a[k] for k in [*keys, "nash_welfare", "pareto_distance"]] for a in analysis["aggregate"]]
+    note = "Means over each agent's matches; utilities and surplus (payoff minus BATNA) in the game's own units."
+    return Section("Outcomes per game and agent", columns, rows, note=note)
 
 
 def _game_section(game: str, analysis: dict[str, Any], figures: Path, registry: Registry) -> Section:
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     matches = [m for m in analysis["matches"] if m["game"] == game]
     names: list[str] = []
@@ -99,16 +88,30 @@ def _game_section(game: str, analysis: dict[str, Any], figures: Path, registry: 
     axes.set_xlabel("opponent")
     axes.set_ylabel("agent")
     for (i, j), value in np.ndenumerate(matrix):
-        axes.text(j, i, "–" if np.isnan(value) else f"{value:.3g}", ha="center", va="center", color="white")
-    figure.colorbar(image, label="mean payoff")
+        axes.text(j, i, "–" if np.isnan(value) else axis_amount(value), ha="center", va="center", color="white")
+    figure.colorbar(image, label="mean payoff", format=FuncFormatter(axis_amount))
     axes.set_title(f"{game}: agent × opponent mean payoff")
     names.append(_save(figure, figures / f"{game}_payoffs.png"))
     rows = [[agent, *matrix[i].tolist(), meta["nash"][i]] for i, agent in enumerate(agents)]
-    return f"{game}: meta-game (mean payoff vs opponent) and its Nash mixture", ["agent", *agents, "Nash"], rows, names
+    columns = [Column("agent", Unit.TEXT), *(Column(f"vs {a}") for a in agents), Column("Nash mixture", Unit.SHARE)]
+    title = f"{game}: meta-game (mean payoff vs opponent) and its Nash mixture"
+    return Section(title, columns, rows, names)
+
+
+def role_names(game: str, registry: Registry) -> list[str]:
+    """The party names of a two-seat game's roles, as its spec gives them (seats when it names none)."""
+    names = list(registry.game(game).spec.roles.names)
+    return names if len(names) == 2 else ["player 1", "player 2"]
 
 
 def _scatter(game: str, matches: list[dict[str, Any]], figures: Path, registry: Registry) -> str:
+    return _save(outcome_figure(game, matches, registry), figures / f"{game}_outcomes.png")
+
+
+def outcome_figure(game: str, matches: list[dict[str, Any]], registry: Registry) -> Any:
+    """The outcomes of a two-seat game in role order, with its Pareto frontier and Nash point where known."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     figure, axes = plt.subplots(figsize=(6, 5))
     points = np.array([role_point(m, m["payoffs"]) for m in matches])
@@ -122,15 +125,24 @@ def _scatter(game: str, matches: list[dict[str, Any]], figures: Path, registry: 
         nash = space.nash_point((float(batnas[0]), float(batnas[1])))
         if nash is not None:
             axes.scatter([nash[0]], [nash[1]], marker="*", s=200, color="red", label="Nash point (median BATNAs)")
-    axes.set_xlabel("utility, role 1")
-    axes.set_ylabel("utility, role 2")
+    first, second = role_names(game, registry)
+    axes.set_xlabel(f"utility of {first}")
+    axes.set_ylabel(f"utility of {second}")
+    axes.xaxis.set_major_formatter(FuncFormatter(axis_amount))
+    axes.yaxis.set_major_formatter(FuncFormatter(axis_amount))
     axes.set_title(f"{game}: outcomes")
     axes.legend(fontsize="small")
-    return _save(figure, figures / f"{game}_outcomes.png")
+    return figure
 
 
 def _concession(game: str, matches: list[dict[str, Any]], figures: Path) -> str:
+    return _save(concession_figure(game, matches), figures / f"{game}_concession.png")
+
+
+def concession_figure(game: str, matches: list[dict[str, Any]]) -> Any:
+    """Each agent's median offer position per round: how fast it gives ground."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     curves: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for match in matches:
@@ -140,11 +152,12 @@ def _concession(game: str, matches: list[dict[str, Any]], figures: Path) -> str:
     for agent, by_round in sorted(curves.items()):
         rounds = sorted(by_round)
         axes.plot(rounds, [float(np.median(by_round[r])) for r in rounds], marker="o", label=agent)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers
     axes.set_xlabel("round")
     axes.set_ylabel("median offer position (1 = own best, 0 = reservation)")
     axes.set_title(f"{game}: concession curves")
     axes.legend(fontsize="small")
-    return _save(figure, figures / f"{game}_concession.png")
+    return figure
 
 
 def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
@@ -159,15 +172,19 @@ def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
         errors = np.array([[v - table[a]["low"], table[a]["high"] - v] for a, v in zip(agents, values, strict=True)])
         axes.bar(agents, values - 1500, bottom=1500, yerr=errors.T.clip(min=0), capsize=4)
         axes.set_title(f"{method.replace('_', '–').title()} (95% bootstrap interval)")
+        axes.set_xlabel("agent")
+        axes.set_ylabel("rating")
         axes.tick_params(axis="x", rotation=30)
     name = _save(figure, figures / "ratings.png")
     rows = [
-        [scope, method, agent, v["rating"], v["low"], v["high"]]
+        [scope, method.replace("_", "–").title(), agent, v["rating"], v["low"], v["high"]]
         for scope, methods in analysis["ratings"].items()
         for method, table in methods.items()
         for agent, v in table.items()
     ]
-    return "Ratings (pairwise wins by surplus)", ["scope", "method", "agent", "rating", "low", "high"], rows, [name]
+    columns = [Column("scope", Unit.TEXT), Column("method", Unit.TEXT), Column("agent", Unit.TEXT)]
+    columns += [Column("rating", Unit.RATING), Column("low", Unit.RATING), Column("high", Unit.RATING)]
+    return Section("Ratings (pairwise wins by surplus)", columns, rows, [name])
 
 
 def _save(figure: Any, path: Path) -> str:
@@ -177,31 +194,3 @@ def _save(figure: Any, path: Path) -> str:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path.name
-
-
-def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "–"
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def _markdown(sections: list[Section]) -> str:
-    lines = ["# Tournament report", ""]
-    for title, header, rows, names in sections:
-        lines += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-        lines += ["", *(f"![{name}](figures/{name})" for name in names), ""]
-    return "\n".join(lines)
-
-
-def _html(sections: list[Section]) -> str:
-    parts = ["<!doctype html><meta charset='utf-8'><title>Tournament report</title><h1>Tournament report</h1>"]
-    for title, header, rows, names in sections:
-        parts.append(f"<h2>{html.escape(title)}</h2><table border='1' cellpadding='3'><tr>")
-        parts.append("".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-        for row in rows:
-            parts.append("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>")
-        parts.append(
-            "</table>" + "".join(f"<p><img src='figures/{html.escape(n)}' alt='{html.escape(n)}'></p>" for n in names)
-        )
-    return "\n".join(parts)

@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSerializationError, to_json
 
+from negotiation_platform.unicode_text import text_problem
+
 MAX_DEPTH = 32
 """Deepest nesting of objects and arrays accepted; no payload or config needs more."""
 MAX_INT_BITS = 1024
@@ -40,8 +42,8 @@ def strict_json(model: type[BaseModel], data: Any) -> bytes:
     if problem is None:
         try:
             return to_json(data if flat else _whole_numbers_as_int(data))
-        except PydanticSerializationError as exc:
-            problem = ((), f"not JSON data ({exc})")
+        except PydanticSerializationError as exc:  # flat data holding text UTF-8 cannot carry, say
+            problem = json_problem(data) or ((), f"not JSON data ({exc})")
     loc, message = problem
     error = PydanticCustomError("not_json", message)
     details: list[InitErrorDetails] = [{"type": error, "loc": loc, "input": None}]
@@ -85,7 +87,7 @@ def plain_json_chars(data: Any) -> int | None:
 
 
 def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
-    """Where and why `data` is not plain finite JSON within `MAX_DEPTH` levels; None if it is.
+    """Where and why `data` is not plain finite JSON of Unicode text within `MAX_DEPTH` levels; None if it is.
 
     Walks the data with an explicit stack, so data nested thousands deep costs no recursion.
     """
@@ -98,10 +100,14 @@ def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
             return loc, "Input should be a finite number"
         if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
             return loc, f"integer larger than {MAX_INT_BITS} bits"
+        if isinstance(value, str) and (problem := text_problem(value)):
+            return loc, problem
         if isinstance(value, dict):
             for key, item in value.items():
                 if not isinstance(key, str):
                     return loc, f"object keys must be strings, not {type(key).__name__}"
+                if problem := text_problem(key):
+                    return loc, f"a key {problem}"
                 stack.append((item, (*loc, key)))
         elif isinstance(value, list | tuple):
             stack.extend((item, (*loc, i)) for i, item in enumerate(value))

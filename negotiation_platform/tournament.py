@@ -38,7 +38,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
-REMOTE_KINDS = {"llm", "a2a"}
+REMOTE_KINDS = {"llm", "a2a", "mcp-llm"}
 """Agent kinds that wait on someone else: their matches run as coroutines here, not in worker processes."""
 RESULTS = "matches.jsonl"
 FAILURES = "failures.jsonl"

@@ -117,3 +117,22 @@ class SchemaRefusesOwnMoves(SecretSplit):
 class NoPosition(SecretSplit):
     def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
         return None
+
+
+class NoCeiling(BaseModel):
+    """A claim with a floor and no ceiling: `2**1024` validates, and `float()` of it overflows."""
+
+    model_config = ConfigDict(extra="forbid")
+    mine: int = Field(ge=0)
+
+
+class UnboundedPayload(SecretSplit):
+    propose_payload = NoCeiling
+
+
+class OpenConfig(GameConfig):
+    stake: float = Field(default=1.0, gt=0, description="No upper bound.")
+
+
+class UnboundedConfig(SecretSplit):
+    Config = OpenConfig

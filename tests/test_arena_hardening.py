@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.limits import Caller
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS, run_operation
 
-CALLERS = ["address:a", "address:b", "address:c"]
+CALLERS = [Caller("address:a"), Caller("address:b"), Caller("address:c")]
 GAMES = ["split_100", "deal_or_no_deal", "integrative_negotiation", "auction"]
 JUNK = st.one_of(
     st.none(),
@@ -39,7 +40,9 @@ JUNK = st.one_of(
 
 
 def served_arena() -> tuple[Arena, HouseSeats]:
-    policy = ArenaPolicy.served(turn_timeout=60, max_live_matches=6, max_waiting_per_caller=2, finished_ttl=60)
+    policy = ArenaPolicy.served(
+        turn_timeout=60, max_live_matches=6, max_live_per_caller=3, max_waiting_per_caller=2, finished_ttl=60
+    )
     arena = Arena(policy=policy)
     return arena, HouseSeats(arena)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from negotiation_platform.registry import Registry
+from negotiation_platform.spec import payload_schema
 from negotiation_platform.testing import GameCheckError, check_game
+from negotiation_platform.testing.bounds import unbounded_numbers
 from tests import kit_games
 
 SHORT_ADASOCIETY = {"max_length": 12, "negotiation_steps": 6}
@@ -51,6 +53,44 @@ def test_a_broken_game_fails_with_the_check_named(game: type, check: str, words:
     assert words in message
     if check != "private_views":
         assert f"seed {failure.value.seed}" in message and failure.value.seed in range(5)
+
+
+@pytest.mark.parametrize(
+    ("game", "where"),
+    [(kit_games.UnboundedPayload, "the payload of `propose`"), (kit_games.UnboundedConfig, "its config")],
+)
+def test_a_number_without_finite_bounds_is_refused_with_why_and_how(game: type, where: str) -> None:
+    with pytest.raises(GameCheckError) as failure:
+        check_game(game, seeds=range(1))
+    message = str(failure.value)
+    assert failure.value.check == "bounds" and failure.value.seed is None
+    assert message.startswith(f"check_game [bounds] failed for secret_split: {where} has numbers without finite bounds")
+    assert "overflow" in message and "Field(ge=" in message and "le=" in message
+
+
+@pytest.mark.parametrize("game_id", shipped_games())
+def test_every_number_of_every_installed_game_has_finite_bounds(game_id: str) -> None:
+    game = Registry().game(game_id).cls
+    schemas = {"config": game.Config.model_json_schema()}
+    for config in (None, SHORT_ADASOCIETY) if game_id.startswith("adasociety") else (None,):
+        spec = game.spec_for(config)
+        schemas |= {f"{a.name} payload": payload_schema(a.payload) for p in spec.phases for a in p.actions}
+    unbounded = {where: unbounded_numbers(schema) for where, schema in schemas.items()}
+    assert {where: paths for where, paths in unbounded.items() if paths} == {}
+
+
+def test_the_bounds_check_reads_nested_references_unions_and_maps() -> None:
+    schema = {
+        "$defs": {"Part": {"properties": {"n": {"type": "integer", "minimum": 0}}}},
+        "properties": {
+            "part": {"$ref": "#/$defs/Part"},
+            "rate": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]},
+            "by_role": {"additionalProperties": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e400}},
+            "pair": {"prefixItems": [{"type": "integer", "minimum": 0, "maximum": 9}, {"type": "number"}]},
+            "kind": {"type": "integer", "enum": [1, 2]},
+        },
+    }
+    assert unbounded_numbers(schema) == ["by_role[]", "pair", "part.n"]
 
 
 def test_a_check_failure_is_an_assertion_error() -> None:

@@ -149,3 +149,23 @@ def test_more_kinds_of_action_than_codes_are_kept_whole() -> None:
         log.append_action("a", name, {"n": 1}, ("n",))
     assert [e.data["action_type"] for e in log] == names
     assert all(e.data["payload"] == {"n": 1} for e in log)
+
+
+def test_what_the_log_was_handed_may_change_afterwards_and_the_logged_events_do_not() -> None:
+    log = EventLog(PLAYERS)
+    opening = {"phase": "talk", "turn_order": "alternating", "order": ["a", "b"]}
+    submissions: dict[str, list[dict[str, object]]] = {}
+    payload = {"items": [1, 2]}
+    log.append_phase_started(1, "talk", opening)
+    log.append(EventKind.REVEALED, None, {"submissions": submissions})
+    log.append_action("a", "plan", payload, None)
+    opening["order"].reverse()
+    submissions["a"] = [{"action_type": "bid", "payload": {"amount": 3}}]
+    payload["items"].append(3)
+    log.append_phase_started(2, "talk", opening)
+    assert [e.data for e in log] == [
+        {"phase": "talk", "turn_order": "alternating", "order": ["a", "b"]},
+        {"submissions": {}},
+        {"action_type": "plan", "payload": {"items": [1, 2]}},
+        {"phase": "talk", "turn_order": "alternating", "order": ["b", "a"]},
+    ]

@@ -229,7 +229,7 @@ def test_core_imports_no_heavy_dependency() -> None:
     seed=st.integers(0, 2**31),
     bidders=st.integers(2, 5),
     pricing=st.sampled_from(["first", "second"]),
-    bids=st.lists(st.integers(0, 120), min_size=5, max_size=5),
+    bids=st.lists(st.integers(0, 100), min_size=5, max_size=5),  # the engine refuses bids above value_high
 )
 def test_auction_kernel_matches_the_engine(seed, bidders, pricing, bids) -> None:  # type: ignore[no-untyped-def]
     from negotiation_platform.games import AuctionGame

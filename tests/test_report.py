@@ -14,7 +14,9 @@ from negotiation_platform.tournament import run_tournament
 
 pytest.importorskip("matplotlib")
 
-from negotiation_platform.report import write_report
+from negotiation_platform.registry import Registry
+from negotiation_platform.report import concession_figure, outcome_figure, write_report
+from negotiation_platform.report_format import Unit, cell
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -34,7 +36,11 @@ def test_report_writes_tables_and_figures(tmp_path: Path) -> None:
             assert path.read_bytes().startswith(PNG)
     markdown = (tmp_path / "report.md").read_text()
     assert "## split_100: meta-game" in markdown and "![ratings.png](figures/ratings.png)" in markdown
-    assert "<img src='figures/ratings.png'" in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "<img src='figures/ratings.png'" in page
+    assert "<style>" in page and "<link" not in page and "http" not in page  # styled, and offline
+    assert "e+0" not in page and "e+0" not in markdown  # company_car's utilities are written 38,710, not 3.871e+04
+    assert "%</td>" in page  # agreement rates and Nash weights are percentages
     analysis = json.loads((tmp_path / "analysis.json").read_text())
     assert sum(analysis["metagame"]["auction"]["nash"]) == pytest.approx(1.0)
 
@@ -50,3 +56,41 @@ def test_report_of_an_empty_folder_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and done.stderr.startswith("negotiation-platform report: ")
     assert not (tmp_path / "report.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "written"),
+    [
+        (38709.6, Unit.AMOUNT, "38,710"),
+        (-1234.5, Unit.AMOUNT, "-1,234"),
+        (45.5, Unit.AMOUNT, "45.50"),
+        (0.6667, Unit.SHARE, "66.7%"),
+        (12, Unit.COUNT, "12"),
+        (1234567, Unit.COUNT, "1,234,567"),
+        (1512.4, Unit.RATING, "1,512"),
+        (3.25, Unit.ROUNDS, "3.2"),
+        (float("nan"), Unit.AMOUNT, "–"),
+        (None, Unit.SHARE, "–"),
+        ("concession", Unit.TEXT, "concession"),
+    ],
+)
+def test_numbers_are_written_for_their_unit(value: object, unit: Unit, written: str) -> None:
+    assert cell(value, unit) == written
+
+
+def test_figures_name_the_roles_and_count_rounds_in_whole_numbers(tmp_path: Path) -> None:
+    run_tournament(["company_car"], ["concession", "batna"], seeds=2, swap_roles=True, out=tmp_path)
+    import matplotlib.pyplot as plt
+
+    from negotiation_platform.analysis import analyze
+    from negotiation_platform.tournament import finished_rows
+
+    matches = analyze(list(finished_rows(tmp_path).values()), samples=5)["matches"]
+    outcomes = outcome_figure("company_car", matches, Registry())
+    axes = outcomes.axes[0]
+    assert (axes.get_xlabel(), axes.get_ylabel()) == ("utility of Party A", "utility of Party B")
+    curves = concession_figure("company_car", matches).axes[0]
+    assert curves.get_xlabel() == "round" and curves.get_ylabel()
+    ticks = [t for t in curves.get_xticks() if curves.get_xlim()[0] <= t <= curves.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    plt.close("all")

@@ -20,6 +20,7 @@ from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import run_operation
 from negotiation_platform.registry import Registry, hookimpl
+from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
 pytestmark = pytest.mark.anyio
 
@@ -176,6 +177,9 @@ async def test_serve_view_shows_the_matches_a_store_keeps_without_taking_them(tm
         }
         seen = json.loads(await asyncio.to_thread(_read, f"{base}/api/matches/{running['match_id']}"))
         assert any(e.get("data", {}).get("content") == "hello from cy" for e in seen["events"])
+        # Like every HTTP server here, it refuses a body over the limit and answers at once.
+        assert (await oversized_post(f"{base}/api/matches", declared=True))[0] == 413
+        assert await median_get_ms(f"{base}/api/matches") < PROMPT_MS
         # The viewer only read: the writer still owns its running match and finishes it.
         await writer.perform_action(running["match_id"], running["token"], "propose", {"mine": 50})
         await writer.perform_action(running["match_id"], opponent["token"], "accept", {})

@@ -278,6 +278,46 @@ def test_an_older_store_is_upgraded_step_by_step(tmp_path: Path, monkeypatch: py
     assert steps == [1]
 
 
+def test_a_version_1_store_gains_seat_callers_and_contexts_and_its_matches_go_on(location: str) -> None:
+    async def scenario() -> None:
+        first = stored_arena(location)
+        me = await first.start_game("split_100", seed=5, name="me")
+        them = await first.join_game(me["match_id"], name="them")
+        await first.close()
+        store = first._persist.store  # type: ignore[union-attr]
+        with store.engine.begin() as c:  # the tables as version 1 made them
+            for column in ("caller", "context_hash"):
+                c.exec_driver_sql(f"ALTER TABLE seats DROP COLUMN {column}")
+            c.exec_driver_sql("UPDATE schema_version SET version = 1")
+        store.close()
+        second = stored_arena(location)  # upgrades the store, then adopts its match
+        assert await second.resume() == 1
+        context = await second.bind_context(me["match_id"], them["token"])
+        await second.perform_action(me["match_id"], me["token"], "propose", {"mine": 70})
+        third = stored_arena(location, owner="two")  # another process reads the binding from the store
+        assert await third.context_match(context) == me["match_id"]
+        assert (await third.get_turn_state(me["match_id"], context))["agent_id"] == "them"
+        with second._persist.store.engine.connect() as c:  # type: ignore[union-attr]
+            assert c.exec_driver_sql("SELECT version FROM schema_version").scalar() == SCHEMA_VERSION == 2
+            assert context not in str(c.exec_driver_sql("SELECT * FROM seats").fetchall())  # only its hash
+
+    asyncio.run(scenario())
+
+
+def test_a_seat_context_ends_with_its_match(location: str) -> None:
+    async def scenario() -> None:
+        arena = stored_arena(location)
+        me = await arena.start_game("split_100", name="me")
+        context = await arena.bind_context(me["match_id"], me["token"])
+        assert await arena.context_match(context) == me["match_id"]
+        assert await arena.context_match(context[:-1] + ("A" if context[-1] != "A" else "B")) is None
+        await arena.leave_game(me["match_id"], me["token"])  # abandoned: its seat, and context, are gone
+        assert await arena.context_match(context) is None
+        assert await stored_arena(location, owner="two").context_match(context) is None
+
+    asyncio.run(scenario())
+
+
 def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
     store = open_store(str(tmp_path / "wal.db"))
     assert store is not None

@@ -23,6 +23,9 @@ class Decision:
     payload: dict[str, Any] = field(default_factory=dict)
     forfeit: str | None = None
     """Why the agent gives up this move (a remote agent was late or unreadable): the default action is played."""
+    performed: bool = False
+    """The agent already carried this decision out through the arena itself (an MCP client agent, which
+    reaches its seat through `driver.seat_in_play()`): the driver sends nothing, the decision is a record."""
 
 
 class Agent(Protocol):
@@ -33,6 +36,8 @@ class Agent(Protocol):
     `reads_prompt = False`, and the drivers then do not ask the arena to build the prompt text.
     An agent that keeps count of the match may also define `observe(turn)`: the drivers pass it
     every turn state the seat is shown when it is not the seat's move (see `driver.observe`).
+    An agent that makes its moves through the arena itself (`mcp-llm`, an MCP client) reads its
+    seat from `driver.seat_in_play()` while deciding and answers a `performed` decision.
     """
 
     name: str

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.allowlist import AllowList
 
 
 def self_contained(registry: Registry) -> list[str]:
@@ -24,20 +27,32 @@ def known_agent(registry: Registry, spec: str) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in registry.agents()
 
 
-def make_agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None = None) -> Agent:
+def make_agent(
+    registry: Registry,
+    spec: str,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    allow: AllowList | None = None,
+) -> Agent:
     """An agent for `spec`, seeded, given `options` (keyword options of its kind, checked by
-    `check_agent_options`); unknown names raise NegotiationError(invalid_argument)."""
+    `check_agent_options`); unknown names raise NegotiationError(invalid_argument).
+
+    A kind that contacts URLs (its factory says `checks_urls = True`) is handed `allow`, the URLs
+    a served arena lets it contact (None: any)."""
     if not known_agent(registry, spec):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
         )
     kind, _, target = spec.partition(":")
+    factory = registry.agents()[kind]
     implied: dict[str, Any] = {"target": target} if target else {}
-    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **implied, **(options or {}))
+    if allow is not None and getattr(factory, "checks_urls", False):
+        implied["allow"] = allow
+    agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))
     return agent
 
 
-IMPLIED = frozenset({"seed", "name", "target"})
+IMPLIED = frozenset({"seed", "name", "target", "allow"})
 """What `make_agent` passes itself: not options a user sets."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,30 @@ class SeatHandle:
     cursor: int | None = None
     """The last event the seat was shown: each turn state brings only what is new (a whole log every
     turn would make a long match quadratic)."""
+
+
+@dataclass(frozen=True)
+class SeatInPlay:
+    """The seat an agent is deciding for, and the arena it sits in."""
+
+    arena: ArenaApi
+    match_id: str
+    agent_id: str
+    token: str
+
+
+_SEAT_IN_PLAY: ContextVar[SeatInPlay | None] = ContextVar("seat_in_play", default=None)
+
+
+def seat_in_play() -> SeatInPlay | None:
+    """While the drivers ask an agent to decide, the seat it decides for (else None).
+
+    For agents that act through the arena themselves, as an MCP client does with its own tool
+    calls: they read their match and token here, carry the move out, and answer a `performed`
+    decision. A context variable rather than an argument, so wrappers of `decide` (the
+    tournament's recorder) pass it on unchanged.
+    """
+    return _SEAT_IN_PLAY.get()
 
 
 class AgentGaveUp(RuntimeError):
@@ -81,10 +106,16 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
     """
     refusal: NegotiationError | None = None
     for _ in range(MAX_ATTEMPTS):
-        decided = seat.agent.decide(turn)
-        decision = await decided if inspect.isawaitable(decided) else decided
+        seated = _SEAT_IN_PLAY.set(SeatInPlay(arena, match_id, seat.agent_id, seat.token))
+        try:
+            decided = seat.agent.decide(turn)
+            decision = await decided if inspect.isawaitable(decided) else decided
+        finally:
+            _SEAT_IN_PLAY.reset(seated)
         if decision.forfeit is not None:
             await _forfeit(arena, match_id, seat, decision.forfeit)
+            return True
+        if decision.performed:
             return True
         if not decision.messages and decision.action is None:
             return False

@@ -21,21 +21,12 @@ with `cache_sampled`: a cache would otherwise replay one sample for ever.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from typing import Any
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
-from negotiation_platform.agents.llm_cache import open_cache
-from negotiation_platform.agents.llm_calls import (
-    DEFAULT_URL,
-    Caller,
-    CallPolicy,
-    CallsFailed,
-    JsonModeRefused,
-    Reply,
-)
+from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply, open_caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
@@ -104,12 +95,8 @@ class LLMAgent:
         cache: str | None = None,
         cache_sampled: bool = False,
     ) -> None:
-        from openai import AsyncOpenAI
-
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "llm agents need a model: llm:MODEL.")
-        if max_concurrency is not None and max_concurrency < 1:
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_concurrency must be at least 1.")
         self.name = name
         self.model = target
         self.seed = seed
@@ -122,21 +109,16 @@ class LLMAgent:
         self.transcript: list[dict[str, Any]] = []
         """One entry per reply asked for: the raw reply, what was wrong with it, its usage and latency."""
         self._refusals = 0
-        url = base_url or os.environ.get("OPENAI_BASE_URL")
-        client = AsyncOpenAI(
-            base_url=url or DEFAULT_URL,
-            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
-            timeout=timeout,
-            max_retries=0,  # the Caller retries, within the move's deadline
-        )
-        self._caller = Caller(
-            client,
+        self._caller = open_caller(
             target,
-            endpoint=str(client.base_url).rstrip("/"),
-            default_url=not url,
-            policy=CallPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff, timeout=timeout),
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
             max_concurrency=max_concurrency,
-            cache=open_cache(cache) if cache and (temperature <= 0 or cache_sampled) else None,
+            cache=cache if temperature <= 0 or cache_sampled else None,
         )
 
     async def decide(self, turn: dict[str, Any]) -> Decision:

@@ -12,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import os
 import random
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.agents.llm_cache import ResponseCache, cache_key
+from negotiation_platform.agents.llm_cache import ResponseCache, cache_key, open_cache
+from negotiation_platform.errors import ErrorCode, NegotiationError
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = frozenset({408, 409, 429})
@@ -56,6 +58,8 @@ class Reply:
     seconds: float
     tries: int
     cache_hit: bool
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The functions the model called (OpenAI tool calling), as plain data: id, type, function."""
 
 
 _GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
@@ -103,7 +107,7 @@ class Caller:
         if cached is not None:
             if cached.get(JSON_MODE_REFUSED):
                 raise JsonModeRefused
-            return Reply(cached["text"], cached["usage"], 0.0, 0, cache_hit=True)
+            return Reply(cached["text"], cached["usage"], 0.0, 0, True, cached.get("tool_calls", []))
         try:
             reply = await self._ask(request, deadline)
         except JsonModeRefused:
@@ -111,7 +115,7 @@ class Caller:
                 self.cache.put(key, {JSON_MODE_REFUSED: True})
             raise
         if self.cache is not None:
-            self.cache.put(key, {"text": reply.text, "usage": reply.usage})
+            self.cache.put(key, {"text": reply.text, "usage": reply.usage, "tool_calls": reply.tool_calls})
         return reply
 
     async def _ask(self, request: dict[str, Any], deadline: float | None) -> Reply:
@@ -141,12 +145,14 @@ class Caller:
                 why = f"HTTP {exc.status_code}"
                 wait = retry_after(exc.response.headers)
             else:
+                message = response.choices[0].message
                 return Reply(
-                    response.choices[0].message.content or "",
+                    message.content or "",
                     usage_of(response),
                     round(time.monotonic() - started, 6),
                     attempt + 1,
-                    cache_hit=False,
+                    False,
+                    [call.model_dump(mode="json") for call in message.tool_calls or []],
                 )
             if attempt == self.policy.retries:
                 break
@@ -182,6 +188,42 @@ class Caller:
             else self.endpoint
         )
         return EndpointError(f"{where} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
+
+
+def open_caller(
+    model: str,
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    retries: int,
+    backoff: float,
+    max_backoff: float,
+    max_concurrency: int | None,
+    cache: str | None,
+) -> Caller:
+    """The Caller of an agent's options: the endpoint from `base_url`/`api_key`, else the environment
+    (OPENAI_BASE_URL, OPENAI_API_KEY), else OpenAI's own URL; `cache` an SQLite file of replies."""
+    from openai import AsyncOpenAI
+
+    if max_concurrency is not None and max_concurrency < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_concurrency must be at least 1.")
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    client = AsyncOpenAI(
+        base_url=url or DEFAULT_URL,
+        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
+        timeout=timeout,
+        max_retries=0,  # the Caller retries, within the move's deadline
+    )
+    return Caller(
+        client,
+        model,
+        endpoint=str(client.base_url).rstrip("/"),
+        default_url=not url,
+        policy=CallPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff, timeout=timeout),
+        max_concurrency=max_concurrency,
+        cache=open_cache(cache) if cache else None,
+    )
 
 
 def retry_after(headers: Any) -> float | None:

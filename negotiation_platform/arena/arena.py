@@ -14,7 +14,8 @@ With a store (`use_store`), every call that changes a match writes what it chang
 answers, and a match not in memory is loaded from the store: adopted and rebuilt by replaying
 its events when no other live process holds its lease, otherwise read from the store for calls
 that only read (see `negotiation_platform.arena.persistence`). Without one, matches live in
-memory only. Seat tokens are kept as hashes either way.
+memory only. Seat tokens are kept as hashes either way. Readers see only what is committed: they
+read under the match's lock, and never a copy forgotten because its store write failed.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -39,8 +39,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from negotiation_platform.arena.limits import CALLER, check_limits
+from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
 from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -52,11 +55,10 @@ from negotiation_platform.store.records import (
     MatchQuery,
     MatchRecord,
     SeatRecord,
-    cursor_of,
-    parse_cursor,
     token_hash,
 )
 from negotiation_platform.strict_json import json_problem, plain_json_chars
+from negotiation_platform.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
@@ -69,8 +71,7 @@ MAX_DEFAULTS_PER_STEP = 10_000
 """Bound on default moves played in one go for seats that left (every game's rounds are finite)."""
 LEFT = "left the match"
 StepResult = TypeVar("StepResult")
-CALLER: ContextVar[str | None] = ContextVar("negotiation_arena_caller", default=None)
-"""Who is calling, as the transport knows it (its address or auth token); limits count per caller."""
+Found = TypeVar("Found")
 MAX_PAGE = 500
 """Most matches one list_matches call returns; `next_cursor` fetches the next page."""
 FOLLOW_POLL_SECONDS = 0.25
@@ -90,6 +91,10 @@ class Seat:
     name: str
     house: dict[str, Any] | None = None
     """How to rebuild the player of a seat the server plays itself (see `Arena.join_game`)."""
+    caller: str | None = None
+    """The key of the caller that took it (`Caller.key`; None for a house seat): limits count by it."""
+    context_hash: str | None = None
+    """The hash of the seat's context id, a second credential for it (see `arena.contexts`)."""
 
 
 @dataclass
@@ -102,7 +107,9 @@ class LiveMatch:
     seed: int
     seats_total: int
     creator: str | None = None
-    """The hash of the caller that created it (per-caller limits count by it)."""
+    """The key of the caller that created it (per-caller limits count by it)."""
+    reserved: int = 0
+    """Free seats held for the house players its `start_game` is seating (no one else may take them)."""
     created_at: float = field(default_factory=time.time)
     seats: list[Seat] = field(default_factory=list)
     match: Match | None = None
@@ -225,11 +232,15 @@ class Arena:
         config: dict[str, Any] | None = None,
         seed: int | None = None,
         name: str | None = None,
+        *,
+        reserve: int = 0,
     ) -> dict[str, Any]:
         """Create a match and take its first seat; returns the seat's secret token.
 
         The match's draws come from `seed` only in a reproducible arena; a served one derives
         them from its secret (see `ArenaPolicy`), and reveals the seed used once the match is over.
+        `reserve` (never a transport argument) holds that many seats for house players the caller
+        seats next (`join_game(house=...)`): nobody else may take them, and no one waits for them.
         """
         entry = self.registry.game(_text("game_id", game_id))
         parsed = self._config(entry, config)
@@ -238,8 +249,9 @@ class Arena:
         _name(name)
         spec = entry.cls.spec_for(parsed)
         caller = CALLER.get()
-        creator = token_hash(caller)[:32] if caller is not None else None
-        await self._check_limits(creator)
+        creator = caller.key() if caller is not None else None
+        await self._evict()
+        check_limits(self.policy, self._matches.values(), creator)
         match_id = self._new_match_id()
         live = LiveMatch(
             match_id=match_id,
@@ -248,6 +260,7 @@ class Arena:
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
             creator=creator,
+            reserved=min(max(reserve, 0), spec.roles.min_players - 1),
             held_since=self._clock(),
         )
         self._matches[live.match_id] = live
@@ -293,7 +306,11 @@ class Arena:
             else:
                 live.left.add(seat.agent_id)
                 before = len(live.match.events)
-                await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                try:
+                    await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                except NegotiationError:
+                    live.left.discard(seat.agent_id)
+                    raise
         self._settled(live)
         return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
 
@@ -315,8 +332,7 @@ class Arena:
         if not isinstance(include_prompt, bool):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
         if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
-            live, seat = await self._seat(match_id, token)
-            async with live.lock:
+            async with self._committed(lambda: self._seat(match_id, token)) as (live, seat):
                 return self._turn_state(live, seat, cursor, include_prompt)
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
@@ -342,9 +358,12 @@ class Arena:
         boards: `watch`'s answer with the game's public view (`view`) and the events seen up to then
         (`events`). Earlier states are rebuilt by replaying the match's inputs, off the event loop.
         For viewers; not a transport operation (the draws of a running match never leave the server)."""
-        live = await self._find(match_id)
+
+        async def find() -> tuple[LiveMatch, None]:
+            return await self._find(match_id), None
+
         upto = None if at is None else _cursor(at)
-        async with live.lock:
+        async with self._committed(find) as (live, _):
             state = self._spectator_state(live, cursor=0, with_events=False)
             match = live.match
             if match is None:
@@ -382,7 +401,10 @@ class Arena:
         give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
         while True:
             async with live.lock:
-                state = read()
+                state = read() if self._holds(live) else None
+            if state is None:  # forgotten while this waited for the lock (its write failed): as stored
+                live, read = await locate()
+                continue
             remaining = give_up - self._clock()
             if done(state) or state["events"] or state["status"] == "finished" or remaining <= 0:
                 return state
@@ -440,21 +462,49 @@ class Arena:
         why = _text("reason", reason)
         return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
 
+    async def bind_context(self, match_id: str, token: str) -> str:
+        """A fresh context id for the seat: `MATCH_ID.SECRET` (192 random bits), a second credential for
+        it that any process reading the match recognises (its hash is kept with the seat, as the
+        token's is, in memory and in the store), and that lives as long as the seat's token.
+        For transports whose conversations carry an id (A2A); not a transport operation."""
+        live, seat = await self._seat(match_id, token, write=True)
+        context_id = f"{live.match_id}.{secrets.token_urlsafe(24)}"
+        bound = (seat.agent_id, token_hash(context_id))
+        async with live.lock:
+            await self._mutate(live, partial(self._save, live, None, context_hash=bound))
+            seat.context_hash = bound[1]
+        return context_id
+
+    async def context_match(self, context_id: str) -> str | None:
+        """The match whose seat `context_id` (from `bind_context`) is bound to; None for any other id."""
+        match_id, dot, _ = context_id.rpartition(".")
+        if not dot:
+            return None
+        try:
+            await self._seat(match_id, context_id)
+        except NegotiationError as refused:
+            if refused.code in (ErrorCode.UNKNOWN_MATCH, ErrorCode.FORBIDDEN):
+                return None
+            raise
+        return match_id
+
     # --- results and listing --------------------------------------------------------------
 
     async def get_result(self, match_id: str) -> dict[str, Any]:
         """The result once finished (the seed used included), otherwise the status; from the store
         when the match is not in memory (finished long ago, or played by another process)."""
-        live = self._matches.get(match_id) if isinstance(match_id, str) else None
+        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
         if live is not None and live.follower is None:
-            return _result(self._record(live))
+            async with live.lock:  # what is committed: not a change whose store write is still running
+                if self._holds(live):
+                    return result_of(self._record(live))
         persist = self._persist
         if persist is None or not isinstance(match_id, str):
             raise _unknown(match_id)
         record = await persist.read(lambda: persist.store.get_match(match_id))
         if record is None:
             raise _unknown(match_id)
-        return _result(record)
+        return result_of(record)
 
     async def list_matches(
         self,
@@ -474,10 +524,12 @@ class Arena:
             page = await persist.read(lambda: persist.store.list_matches(query))
             records, next_cursor = page.matches, page.next_cursor
         else:
-            records, next_cursor = _page(
-                [self._record(live) for live in self._matches.values() if live.follower is None], query
-            )
-        return {"limits": self.policy.limits(), "matches": [_listed(r) for r in records], "next_cursor": next_cursor}
+            held = []
+            for live in [m for m in self._matches.values() if m.follower is None]:
+                async with live.lock:  # each as committed, not halfway through a step
+                    held += [self._record(live)] if self._holds(live) else []
+            records, next_cursor = page_of(held, query)
+        return {"limits": self.policy.limits(), "matches": [listed(r) for r in records], "next_cursor": next_cursor}
 
     def events(self, match_id: str) -> list[dict[str, Any]]:
         """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat."""
@@ -501,27 +553,6 @@ class Arena:
                 problems=problems,
             ) from None
 
-    async def _check_limits(self, caller: str | None) -> None:
-        await self._evict()
-        policy = self.policy
-        if policy.max_live_matches is None and policy.max_waiting_per_caller is None:
-            return  # nothing to count (in process, where finished matches stay: counting would be O(matches))
-        live = [m for m in self._matches.values() if m.status != "finished"]
-        if policy.max_live_matches is not None and len(live) >= policy.max_live_matches:
-            raise NegotiationError(
-                ErrorCode.LIMIT_REACHED,
-                f"This server runs at most {policy.max_live_matches} unfinished matches; join one or try later.",
-                limit="max_live_matches",
-            )
-        waiting = [m for m in live if m.match is None and m.creator == caller]
-        if policy.max_waiting_per_caller is not None and len(waiting) >= policy.max_waiting_per_caller:
-            raise NegotiationError(
-                ErrorCode.LIMIT_REACHED,
-                f"You have {len(waiting)} matches waiting for players, the most allowed; "
-                "fill or leave one (leave_game) first.",
-                limit="max_waiting_per_caller",
-            )
-
     async def _evict(self) -> None:
         """Forget matches finished, or still waiting for players, longer than the policy's TTL
         (the store keeps finished ones; the waiting ones are abandoned there)."""
@@ -543,7 +574,7 @@ class Arena:
     async def _find(self, match_id: str, *, write: bool = False) -> LiveMatch:
         """The match: in memory, else loaded from the store. A call that changes it (`write`) needs
         a match this process owns; one that reads may get a read-only copy of another's."""
-        live = self._matches.get(match_id) if isinstance(match_id, str) else None
+        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
         if live is None:
             if self._persist is None or not isinstance(match_id, str):
                 raise _unknown(match_id)
@@ -554,12 +585,34 @@ class Arena:
             raise wrong_owner(live.match_id, live.follower)
         return live
 
+    def _holds(self, live: LiveMatch) -> bool:
+        """Whether `live` is still the match's copy (a read-only one, or this process's own): the copy
+        of a change whose store write failed is forgotten, and must not be read."""
+        return live.follower is not None or self._matches.get(live.match_id) is live
+
+    @contextlib.asynccontextmanager
+    async def _committed(
+        self, find: Callable[[], Awaitable[tuple[LiveMatch, Found]]]
+    ) -> AsyncIterator[tuple[LiveMatch, Found]]:
+        """What `find` finds, under its match's lock, as committed: found again (from the store) when
+        the copy in hand was forgotten while this waited for the lock."""
+        while True:
+            found = await find()
+            await found[0].lock.acquire()
+            if self._holds(found[0]):
+                break
+            found[0].lock.release()
+        try:
+            yield found
+        finally:
+            found[0].lock.release()
+
     async def _seat(self, match_id: str, token: str, *, write: bool = False) -> tuple[LiveMatch, Seat]:
         live = await self._find(match_id, write=write)
         if isinstance(token, str):
             digest = token_hash(token)
             for seat in live.seats:
-                if hmac.compare_digest(seat.token_hash, digest):
+                if hmac.compare_digest(seat.token_hash, digest) or hmac.compare_digest(seat.context_hash or "", digest):
                     return live, seat
         raise NegotiationError(ErrorCode.FORBIDDEN, "This token does not hold a seat in this match.")
 
@@ -577,7 +630,7 @@ class Arena:
     async def _take_seat(self, live: LiveMatch, name: str | None, house: dict[str, Any] | None) -> tuple[Seat, str]:
         """Seat a new player; returns the seat and its token (which only its hash is kept of)."""
         async with live.lock:
-            if len(live.seats) >= live.seats_total:
+            if len(live.seats) + (live.reserved if house is None else 0) >= live.seats_total:
                 raise NegotiationError(ErrorCode.MATCH_FULL, f"Match {live.match_id} has no free seat.")
             taken = {s.agent_id for s in live.seats}
             base = re.sub(r"[^A-Za-z0-9_-]", "_", (name or "").strip())[:32] or f"player_{len(live.seats) + 1}"
@@ -586,18 +639,13 @@ class Arena:
                 n += 1
                 agent_id = f"{base}_{n}"
             token = secrets.token_urlsafe(24)
-            seat = Seat(agent_id=agent_id, token_hash=token_hash(token), name=name or agent_id, house=house)
+            caller = CALLER.get() if house is None else None
+            seat = Seat(agent_id, token_hash(token), name or agent_id, house, caller.key() if caller else None)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await self._step(
-                    Match,
-                    live.entry.cls,
-                    [s.agent_id for s in live.seats] + [agent_id],
-                    config=live.config,
-                    seed=live.seed,
-                    match_id=live.match_id,
-                    clock=self._clock,
-                )
+                live.match = await self._step(start_match, live, [*live.players(), agent_id], self._clock)
             live.seats.append(seat)
+            if house is not None and live.reserved:
+                live.reserved -= 1
             live.seated_at = self._clock()
             if self._persist is not None:
                 await self._mutate(live, lambda: self._save_seat(live, seat))
@@ -652,8 +700,8 @@ class Arena:
         match = live.match
         now = self._clock()
         if match is not None:
-            acting = set(match.acting())
-            live.turn_started = {a: live.turn_started.get(a, now) for a in acting}
+            # in seat order, never a set's: late seats' default moves are played in this order
+            live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
             if match.finished and live.finished_at is None:
                 live.finished_at = now
         self._arm_timer(live)
@@ -700,8 +748,10 @@ class Arena:
                 try:
                     await self._mutate(live, lambda: self._expire(live, match, now, before))
                 except NegotiationError as failure:
-                    log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
-                    return
+                    if failure.code is not ErrorCode.INTERNAL_ERROR:  # (that one is logged where the game failed)
+                        log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
+                        return
+                    live.turn_started.clear()  # the game failed and nothing changed: fresh clocks, tried again later
         self._settled(live)
 
     def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
@@ -733,13 +783,19 @@ class Arena:
 
     async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
         """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
-        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there."""
+        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there. If the
+        game failed midway, the match is rolled back (see `negotiation_platform.arena.rollback`)."""
+        before = len(live.match.events) if live.match is not None else 0
         try:
             await self._step(work)
         except NegotiationError as failure:
             if failure.code in STORE_FAILURES:
                 self._forget(live)
+            elif live.match is not None and len(live.match.events) != before:
+                await roll_back(live, before, failure, self._clock, self._forget)
             raise
+        except Exception as bug:
+            raise await roll_back(live, before, bug, self._clock, self._forget) from None
 
     def _forget(self, live: LiveMatch) -> None:
         if self._matches.get(live.match_id) is live:
@@ -759,7 +815,7 @@ class Arena:
             if live.status != live.stored_status:
                 change["status"] = live.status
                 if match.result is not None:
-                    change["result"] = _result_fields(match)
+                    change["result"] = result_fields(match)
         self._persist.write(live.match_id, **change)
         live.stored_status = change.get("status", live.stored_status)
 
@@ -787,7 +843,7 @@ class Arena:
             seats=tuple(_seat_record(s, s.agent_id in live.left) for s in live.seats),
             round=match.round if match is not None else 0,
             event_count=len(match.events) if match is not None else 0,
-            result=_result_fields(match) if match is not None and match.result is not None else None,
+            result=result_fields(match) if match is not None and match.result is not None else None,
         )
 
     async def _load(self, match_id: str) -> LiveMatch:
@@ -850,7 +906,7 @@ class Arena:
             seats_total=record.seats_total,
             creator=record.creator,
             created_at=record.created_at,
-            seats=[Seat(s.agent_id, s.token_hash, s.name, s.house) for s in record.seats],
+            seats=[Seat(s.agent_id, s.token_hash, s.name, s.house, s.caller, s.context_hash) for s in record.seats],
             left={s.agent_id for s in record.seats if s.left},
             seated_at=self._clock(),
             event_count=record.event_count,
@@ -1016,7 +1072,7 @@ def _text(name: str, value: Any) -> str:
             ErrorCode.MESSAGE_TOO_LONG if name == "content" else ErrorCode.INVALID_ARGUMENT,
             f"`{name}` is longer than {MAX_ARGUMENT_CHARS} characters.",
         )
-    return value
+    return unicode_text(name, value)
 
 
 def _name(name: Any) -> None:
@@ -1039,49 +1095,7 @@ def _unknown(match_id: Any) -> NegotiationError:
 
 
 def _seat_record(seat: Seat, left: bool = False) -> SeatRecord:
-    return SeatRecord(seat.agent_id, seat.name, seat.token_hash, seat.house, left)
-
-
-def _result_fields(match: Match) -> dict[str, Any]:
-    """What a finished match's record and `get_result` tell of its outcome."""
-    result = match.result
-    assert result is not None
-    return {
-        "agreement": result.game_data["agreement"],
-        "terms": result.game_data["terms"],
-        "payoffs": result.final_scores,
-        "winner": result.winner,
-        "rounds": result.total_rounds,
-        "result": result.to_dict(),
-    }
-
-
-def _result(record: MatchRecord) -> dict[str, Any]:
-    """`get_result`'s answer: the status, and once finished the seed used and the outcome."""
-    if record.status != "finished" or record.result is None:
-        return {"match_id": record.match_id, "game_id": record.game_id, "status": record.status, "result": None}
-    return {
-        "match_id": record.match_id,
-        "game_id": record.game_id,
-        "status": record.status,
-        "seed": record.seed,
-        "config": record.config,
-        "players": {s.agent_id: s.name for s in record.seats},
-        **record.result,
-    }
-
-
-def _listed(record: MatchRecord) -> dict[str, Any]:
-    return {
-        "match_id": record.match_id,
-        "game_id": record.game_id,
-        "status": record.status,
-        "seats": {"filled": len(record.seats), "total": record.seats_total},
-        "players": record.players,
-        "round": record.round,
-        "created_at": datetime.fromtimestamp(record.created_at, UTC).isoformat(),
-        "payoffs": record.result["payoffs"] if record.result is not None else None,
-    }
+    return SeatRecord(seat.agent_id, seat.name, seat.token_hash, seat.house, left, seat.caller, seat.context_hash)
 
 
 def _match_query(status: Any, game_id: Any, since: Any, limit: Any, cursor: Any) -> MatchQuery:
@@ -1112,23 +1126,3 @@ def _instant(since: Any) -> float:
             ErrorCode.INVALID_ARGUMENT, "since must be an ISO 8601 date or time, e.g. 2025-06-01T12:00:00Z."
         ) from None
     return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
-
-
-def _page(records: list[MatchRecord], query: MatchQuery) -> tuple[list[MatchRecord], str | None]:
-    """The store's listing, for matches held in memory: filter, newest first, one page after the cursor."""
-    after = parse_cursor(query.cursor) if query.cursor is not None else None
-    kept = sorted(
-        (
-            r
-            for r in records
-            if (query.status is None or r.status == query.status)
-            and (query.game_id is None or r.game_id == query.game_id)
-            and (query.since is None or r.created_at >= query.since)
-            and (after is None or (r.created_at, r.match_id) < after)
-        ),
-        key=lambda r: (r.created_at, r.match_id),
-        reverse=True,
-    )
-    page = kept[: query.limit]
-    more = len(kept) > query.limit
-    return page, (cursor_of(page[-1]) if more else None)

@@ -8,8 +8,12 @@
 * Library loggers that print a full traceback for a malformed request are cut to one line.
 * `with_lifespan` runs the arena's start (resuming stored matches) and stop (giving up its leases)
   inside the server's lifespan, on the loop that serves.
+* `run_http` serves every HTTP server of the project (MCP, A2A, the viewer and what sits beside them):
+  request bodies over `MAX_REQUEST_BYTES` are refused with 413 as they stream in, and answers go
+  out at once (TCP_NODELAY, see `bind`).
 
-Standard library only (plain ASGI), so transports share it without the core depending on a web stack.
+Plain ASGI and the standard library (uvicorn is imported only by `run_http`), so transports share it
+without the core depending on a web stack.
 """
 
 from __future__ import annotations
@@ -26,10 +30,15 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from negotiation_platform.errors import ErrorCode, NegotiationError
+
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
 
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+"""The largest request body any HTTP server here reads (4 MiB): MCP's limit (the SDK's default, which
+the MCP transport passes to it explicitly), on every surface."""
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -68,10 +77,14 @@ def auth_token(path: str | None) -> str | None:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port, or SystemExit with one line saying why not."""
+    """A listening TCP socket on host:port, or SystemExit with one line saying why not.
+
+    It is made with protocol IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on connections whose
+    socket says TCP, and without it Nagle holds the second write of every answer until the client's
+    delayed ACK (about 40 ms per HTTP answer)."""
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     except (OSError, OverflowError, UnicodeError) as exc:
         raise SystemExit(f"cannot listen on {host}:{port}: {_why(exc)}") from None
     try:
@@ -121,14 +134,76 @@ def require_bearer(app: Asgi, token: str) -> Asgi:
         if hmac.compare_digest(given, expected):
             await app(scope, receive, send)
             return
-        body = json.dumps(
-            {"error": {"code": "forbidden", "message": "This server needs 'Authorization: Bearer <token>'."}}
-        ).encode()
-        headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
-        await send({"type": "http.response.start", "status": 401, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        refusal = NegotiationError(ErrorCode.FORBIDDEN, "This server needs 'Authorization: Bearer <token>'.")
+        await refuse(send, 401, refusal, [(b"www-authenticate", b"Bearer")])
 
     return guarded
+
+
+async def refuse(
+    send: Send, status: int, refusal: NegotiationError, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    """Answer an HTTP request with `status` and the arena's structured error as JSON."""
+    body = json.dumps(refusal.to_dict()).encode()
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+def limit_body(app: Asgi, max_bytes: int = MAX_REQUEST_BYTES) -> Asgi:
+    """`app`, refusing a request body over `max_bytes` with 413: at once when Content-Length says so,
+    else as soon as the bytes received pass it (nothing is buffered here). The app then reads a
+    client that went away, and whatever it still answers is dropped; the connection is closed."""
+
+    too_large = NegotiationError(
+        ErrorCode.LIMIT_REACHED,
+        f"The request body is larger than {max_bytes} bytes.",
+        limit="max_request_bytes",
+        max_bytes=max_bytes,
+    )
+
+    async def limited(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > max_bytes:
+            await refuse(send, 413, too_large, [(b"connection", b"close")])
+            return
+        received = 0
+        answered = refused = False
+
+        async def counted() -> MutableMapping[str, Any]:
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > max_bytes:
+                    refused = True
+                    if not answered:
+                        await refuse(send, 413, too_large, [(b"connection", b"close")])
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def tracked(message: MutableMapping[str, Any]) -> None:
+            nonlocal answered
+            if refused:
+                return
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        await app(scope, counted, tracked)
+
+    return limited
+
+
+def run_http(app: Asgi, sock: socket.socket, log_level: int | str) -> None:
+    """Serve `app` on the bound `sock` until stopped, behind the request body limit."""
+    import uvicorn
+
+    uvicorn.Server(uvicorn.Config(limit_body(app), log_level=log_level)).run(sockets=[sock])
 
 
 async def start_arena(arena: Arena) -> None:

@@ -11,9 +11,11 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   over, so a finished match can still be replayed.
 * **Turn clock.** Every seat that must act has `turn_timeout` seconds to do something; then its
   default move is played and logged as a timeout event, so a dead client cannot stall a match.
-* **Limits.** At most `max_live_matches` unfinished matches, at most `max_waiting_per_caller`
-  matches waiting for players per caller, and finished matches leave memory after `finished_ttl`
-  (as do matches still waiting for players that long after their last seat was taken).
+* **Limits.** At most `max_live_matches` unfinished matches, at most `max_live_per_caller` of
+  them holding a seat of one caller and `max_live_per_address` of one address, at most
+  `max_waiting_per_caller` matches waiting for players per caller (see `arena.limits` for what a
+  caller is and what counts), and finished matches leave memory after `finished_ttl` (as do
+  matches still waiting for players that long after their last seat was taken).
 * **Spectators.** Anyone may watch a match's public events; a seat's private messages, sealed moves
   and own view stay hidden, even after the end unless the server is told to reveal finished
   matches (`reveal_finished`).
@@ -22,8 +24,9 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   the host owns every seat and a thread hop costs more than a step of most games, so steps run
   on the loop.
 * **Remote agents.** `a2a:URL` opponents are refused unless the URL is under an allowed prefix
-  (same scheme, host and port, and a path under the prefix's), so callers cannot make the server
-  fetch arbitrary URLs.
+  (same scheme, host and port, and a path under the prefix's; `allowlist` says how URLs are
+  compared), and a remote seat contacts nothing else (its card's endpoints and any redirect are
+  checked too), so callers cannot make the server fetch arbitrary URLs.
 """
 
 from __future__ import annotations
@@ -32,13 +35,19 @@ import argparse
 import hashlib
 import hmac
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+
+from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
 DEFAULT_MAX_WAITING_PER_CALLER = 10
+CALLER_SHARE = 10
+"""By default one caller may hold a seat in a tenth of `max_live_matches` (100 of 1000)..."""
+ADDRESS_SHARE = 4
+"""...and the callers of one address in a quarter (250 of 1000): no one can lock the others out."""
 DEFAULT_FINISHED_TTL = 3600.0
 
 
@@ -49,8 +58,10 @@ class ArenaPolicy:
     max_live_matches: int | None = None
     max_waiting_per_caller: int | None = None
     finished_ttl: float | None = None
-    remote_agents: tuple[str, ...] | None = None
-    """URL prefixes remote (`a2a:URL`) opponents may live under; None allows any (in-process only)."""
+    max_live_per_caller: int | None = None
+    max_live_per_address: int | None = None
+    remote_agents: AllowList | None = None
+    """URLs remote (`a2a:URL`) opponents may live under and be reached at; None allows any (in-process only)."""
     reveal_finished: bool = False
     """Whether spectators of a finished match see its private events and every seat's view."""
     steps_in_thread: bool = False
@@ -66,18 +77,26 @@ class ArenaPolicy:
         max_live_matches: int | None = DEFAULT_MAX_LIVE_MATCHES,
         max_waiting_per_caller: int | None = DEFAULT_MAX_WAITING_PER_CALLER,
         finished_ttl: float | None = DEFAULT_FINISHED_TTL,
-        remote_agents: tuple[str, ...] = (),
+        max_live_per_caller: int | None = None,
+        max_live_per_address: int | None = None,
+        remote_agents: Iterable[str] = (),
         reveal_finished: bool = False,
     ) -> ArenaPolicy:
-        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches."""
+        """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches.
+        Per-caller and per-address limits left None are shares of `max_live_matches` (see CALLER_SHARE)."""
+        if max_live_matches is not None:
+            max_live_per_caller = max_live_per_caller or max(1, max_live_matches // CALLER_SHARE)
+            max_live_per_address = max_live_per_address or max(max_live_per_caller, max_live_matches // ADDRESS_SHARE)
         return cls(
-            reproducible,
-            turn_timeout,
-            max_live_matches,
-            max_waiting_per_caller,
-            finished_ttl,
-            remote_agents,
-            reveal_finished,
+            reproducible=reproducible,
+            turn_timeout=turn_timeout,
+            max_live_matches=max_live_matches,
+            max_waiting_per_caller=max_waiting_per_caller,
+            finished_ttl=finished_ttl,
+            max_live_per_caller=max_live_per_caller,
+            max_live_per_address=max_live_per_address,
+            remote_agents=AllowList.of(remote_agents),
+            reveal_finished=reveal_finished,
             steps_in_thread=True,
         )
 
@@ -89,36 +108,25 @@ class ArenaPolicy:
         digest = hmac.new(self.secret, material.encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:8], "big") >> 1
 
+    def remote_agent_refusal(self, url: str) -> str | None:
+        """Why a remote agent at `url` may not be contacted, or None when it may."""
+        return None if self.remote_agents is None else self.remote_agents.refusal(url)
+
     def allows_remote_agent(self, url: str) -> bool:
-        if self.remote_agents is None:
-            return True
-        return any(_under(url, prefix) for prefix in self.remote_agents)
+        return self.remote_agent_refusal(url) is None
 
     def limits(self) -> dict[str, Any]:
         """What `list_matches` tells callers about this arena's limits."""
         return {
             "max_live_matches": self.max_live_matches,
+            "max_live_per_caller": self.max_live_per_caller,
+            "max_live_per_address": self.max_live_per_address,
             "max_waiting_per_caller": self.max_waiting_per_caller,
             "finished_ttl_seconds": self.finished_ttl,
             "turn_timeout_seconds": self.turn_timeout,
             "reproducible_seeds": self.reproducible,
             "reveals_finished_matches": self.reveal_finished,
         }
-
-
-def _under(url: str, prefix: str) -> bool:
-    """Whether `url` is under `prefix`: same scheme, host and port, no user info, path below the prefix's."""
-    try:
-        got, allowed = urlsplit(url), urlsplit(prefix)
-        ports = (got.port, allowed.port)
-    except ValueError:
-        return False
-    if got.username is not None or got.password is not None or got.scheme not in ("http", "https"):
-        return False
-    base = allowed.path.rstrip("/")
-    return (got.scheme, got.hostname, ports[0]) == (allowed.scheme, allowed.hostname, ports[1]) and (
-        got.path.rstrip("/") == base or got.path.startswith(base + "/")
-    )
 
 
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -129,23 +137,37 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw from the client's seed (lets a match creator rebuild other seats' secrets: trusted use only)",
     )
     parser.add_argument(
-        "--turn-timeout", type=_positive, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
+        "--turn-timeout", type=positive_argument, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
     )
     parser.add_argument(
         "--max-live-matches",
-        type=_count,
+        type=count_argument,
         default=DEFAULT_MAX_LIVE_MATCHES,
         help="unfinished matches at once (more are refused)",
     )
     parser.add_argument(
+        "--max-live-per-caller",
+        type=count_argument,
+        default=None,
+        help="unfinished matches one caller (its address and MCP session or A2A context) may hold a seat in "
+        f"(default: 1/{CALLER_SHARE} of --max-live-matches)",
+    )
+    parser.add_argument(
+        "--max-live-per-address",
+        type=count_argument,
+        default=None,
+        help="unfinished matches the callers of one network address may hold seats in, all sessions together "
+        f"(default: 1/{ADDRESS_SHARE} of --max-live-matches)",
+    )
+    parser.add_argument(
         "--max-waiting-per-caller",
-        type=_count,
+        type=count_argument,
         default=DEFAULT_MAX_WAITING_PER_CALLER,
         help="matches one caller may have waiting for players",
     )
     parser.add_argument(
         "--finished-ttl",
-        type=_positive,
+        type=positive_argument,
         default=DEFAULT_FINISHED_TTL,
         help="seconds a finished match (or one still waiting for players) stays in memory",
     )
@@ -153,8 +175,10 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         "--allow-remote-agent",
         action="append",
         default=[],
+        type=_url_prefix,
         metavar="URL_PREFIX",
-        help="allow a2a:URL opponents under this URL prefix (repeatable; none allowed by default)",
+        help="allow a2a:URL opponents under this URL prefix, and contact them and the endpoints their "
+        "cards name only there (repeatable; none allowed by default)",
     )
     add_reveal_argument(parser)
 
@@ -173,13 +197,24 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         turn_timeout=args.turn_timeout,
         max_live_matches=args.max_live_matches,
         max_waiting_per_caller=args.max_waiting_per_caller,
+        max_live_per_caller=args.max_live_per_caller,
+        max_live_per_address=args.max_live_per_address,
         finished_ttl=args.finished_ttl,
         remote_agents=tuple(args.allow_remote_agent),
         reveal_finished=args.reveal_finished,
     )
 
 
-def _positive(text: str) -> float:
+def _url_prefix(text: str) -> str:
+    try:
+        [prefix] = AllowList.of([text]).prefixes
+    except UrlRefused as why:
+        raise argparse.ArgumentTypeError(f"not a usable URL prefix ({why}): {text!r}") from None
+    return str(prefix)
+
+
+def positive_argument(text: str) -> float:
+    """An argparse type: a positive finite number of seconds or the like."""
     try:
         value = float(text)
     except ValueError:
@@ -189,7 +224,8 @@ def _positive(text: str) -> float:
     return value
 
 
-def _count(text: str) -> int:
+def count_argument(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
     try:
         value = int(text)
     except ValueError:

@@ -7,7 +7,9 @@ a few times per round), a round's number, the empty data of a phase's end, an ac
 `{"action_type", "payload"}` record around its payload (a payload of plain values is kept as a
 tuple of them, or as its one value, its field names once per kind of action), and the final
 result (the match's own `GameResult`, which nobody changes after the end). Readers get ordinary
-`Event` tuples, made when they read; the same slice read twice gives equal events.
+`Event` tuples, made when they read; the same slice read twice gives equal events. What the log is
+handed it copies (containers only: scalars are shared), so a logged event never changes after it is
+appended, whatever its giver does later with the data it handed over.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, overload
 
 from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.games.base_game import GameResult
+from negotiation_platform.plain_data import plain_copy
 
 _KINDS = tuple(EventKind)
 _CODE = {kind: code for code, kind in enumerate(_KINDS)}
@@ -81,6 +84,7 @@ class EventLog(_Events):
         "_frame_phases",
         "_frame_rounds",
         "_frame_starts",
+        "_openings",
         "_players",
         "_recent",
         "_recent_start",
@@ -102,6 +106,9 @@ class EventLog(_Events):
         self._action_kinds: list[ActionKind] = []
         """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
         self._action_codes: dict[ActionKind, int] = {}
+        self._openings: dict[str, dict[str, Any]] = {}
+        """Each phase's last `phase_started` data as kept: most rounds open a phase alike, and those
+        events share one copy."""
         self._recent: list[Event] | None = []
         """Events already made from `_recent_start` on, while the match runs: its seats read each new event
         several times (after acting, then in their turn state). None once the match is over."""
@@ -123,8 +130,9 @@ class EventLog(_Events):
     def append(
         self, kind: EventKind, actor: str | None, data: dict[str, Any], visible_to: tuple[str, ...] | None = None
     ) -> None:
-        """An event whose data is kept as given."""
-        self._append(_CODE[kind], actor, data, visible_to)
+        """An event whose data is a copy of `data` as it is now: whatever its giver later does to `data`
+        (a phase's live submissions, a game's state in a notice), the logged event never changes."""
+        self._append(_CODE[kind], actor, plain_copy(data), visible_to)
 
     def append_action(
         self,
@@ -137,15 +145,16 @@ class EventLog(_Events):
         default: str | None = None,
     ) -> None:
         """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
-        order and its values are plain: then only the values are kept (a lone value as itself), and `payload`
-        is not held. `default` flags a move the engine played for the seat (`TIMED_OUT` or `FORFEITED`)."""
+        order and its values are plain: then only the values are kept (a lone value as itself); else a copy
+        of `payload`. Either way `payload` is not held. `default` flags a move the engine played for the
+        seat (`TIMED_OUT` or `FORFEITED`)."""
         kind = (name, fields, default)
         code = self._action_codes.get(kind)
         if code is None:
             kind = _shared_kinds.setdefault(kind, kind)
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
-                self._append(_CODE[EventKind.ACTION], actor, action_record(kind, dict(payload)), visible_to)
+                self._append(_CODE[EventKind.ACTION], actor, action_record(kind, plain_copy(payload)), visible_to)
                 return
             self._action_kinds.append(kind)
             self._action_codes[kind] = code
@@ -158,7 +167,10 @@ class EventLog(_Events):
     def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
         self.enter(round_number, phase)
-        self._append(_CODE[EventKind.PHASE_STARTED], None, data, None)
+        kept = self._openings.get(phase)
+        if kept != data:
+            kept = self._openings[phase] = plain_copy(data)
+        self._append(_CODE[EventKind.PHASE_STARTED], None, kept, None)
 
     def append_phase_ended(self) -> None:
         self._append(_PHASE_ENDED, None, None, None)
@@ -171,7 +183,7 @@ class EventLog(_Events):
         """Keep only what reading needs: a finished match's log is held long after its last write (a store,
         a tournament, a served arena's finished matches), so write-side tables and spare capacity go."""
         self._recent = None
-        del self._action_codes  # a sealed log takes no more writes
+        del self._action_codes, self._openings  # a sealed log takes no more writes
         self._data = self._data[:]  # a copy is allocated to size; the appended list kept room to grow
         self._frame_starts = array("I", self._frame_starts)
         self._frame_rounds = array("I", self._frame_rounds)
@@ -310,7 +322,7 @@ def _stored_payload(payload: dict[str, Any], fields: tuple[str, ...] | None) -> 
     """What the log keeps of a payload: itself, or with `fields` (plain values) its one value or a tuple
     of its values; `_read_payload` turns it back."""
     if fields is None:
-        return payload
+        return plain_copy(payload)
     if len(fields) == 1:
         return payload[fields[0]]
     return tuple(payload.values())

@@ -18,6 +18,7 @@ from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction, overrides
 from negotiation_platform.payloads import stored_fields, validate_payload
+from negotiation_platform.plain_data import plain_copy
 from negotiation_platform.spec import (
     ActionSpec,
     FirstMover,
@@ -395,16 +396,15 @@ class Match:
         fields = stored_fields(action.payload)
         if run.sealed:
             log.append_action(player, name, data, fields, (player,), default=default)
-            record = action_record((name, fields, default), dict(data))
+            record = action_record((name, fields, default), plain_copy(data))
             run.submissions.setdefault(player, []).append(record)
         else:
             log.append_action(player, name, data, fields, default=default)
         if action.max_per_player is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1
-        # a payload the log keeps as values alone is the game's own; any other is shared with the log
-        game_data = data if fields is not None else dict(data)
-        self.game.process_action(PlayerAction(player, name, game_data, logical_time(len(log)), self.round))
+        # the payload is the game's own: the log and the sealed submissions keep copies of their own
+        self.game.process_action(PlayerAction(player, name, data, logical_time(len(log)), self.round))
         self._drain_notices()
         if action.ends_turn or run.actions_per_turn == 1:
             self._end_turn(run, player)

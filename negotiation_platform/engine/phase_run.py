@@ -73,8 +73,7 @@ class PhaseRun:
         self.messages_in_turn.clear()
         self.messages_sent.clear()
         self.finished.clear()
-        if self.submissions:  # a new dict: the old one is the data of a logged `revealed` event
-            self.submissions = {}
+        self.submissions = {}  # never emptied in place: whoever was handed last round's keeps it whole
         self.deadline: float | None = None
         self.acting_now: tuple[str, ...] = self._who_acts()
         """Who may act now (read it; the methods below keep it current)."""

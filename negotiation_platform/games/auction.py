@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -10,6 +11,7 @@ from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES,
     MAX_SECONDS,
+    MAX_VALUE,
     BaseGame,
     GameConfig,
     GameState,
@@ -35,9 +37,9 @@ from negotiation_platform.spec import (
 class AuctionConfig(GameConfig):
     bidders: int = Field(default=3, ge=2, le=8)
     value_low: int = Field(
-        default=0, ge=0, description="Private values are drawn uniformly from integers in [low, high]."
+        default=0, ge=0, le=MAX_VALUE, description="Private values are drawn uniformly from integers in [low, high]."
     )
-    value_high: int = Field(default=100, ge=0, le=1_000_000_000)
+    value_high: int = Field(default=100, ge=0, le=MAX_VALUE)
     pricing: Literal["first", "second"] = "first"
     messages_per_bidder: int = Field(default=3, ge=0, le=MAX_MESSAGES)
     max_message_length: int = Field(default=500, ge=1, le=MAX_MESSAGE_CHARS)
@@ -53,9 +55,15 @@ class AuctionConfig(GameConfig):
         return self
 
 
-class Bid(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    amount: int = Field(ge=0, description="Your sealed bid.")
+@cache
+def _bid_payload(high: int) -> type[BaseModel]:
+    """The bid payload of auctions whose values go up to `high`: nobody bids more than any value can be."""
+
+    class Bid(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        amount: int = Field(ge=0, le=high, description=f"Your sealed bid, 0..{high}.")
+
+    return Bid
 
 
 class AuctionGame(BaseGame[AuctionConfig]):
@@ -92,7 +100,11 @@ class AuctionGame(BaseGame[AuctionConfig]):
                     description="one sealed bid each",
                     turn_order=TurnOrder.SIMULTANEOUS,
                     limits=PhaseLimits(turns=1, seconds_per_turn=config.bid_seconds),
-                    actions=(ActionSpec(name="bid", description="submit your sealed bid", payload=Bid),),
+                    actions=(
+                        ActionSpec(
+                            name="bid", description="submit your sealed bid", payload=_bid_payload(config.value_high)
+                        ),
+                    ),
                     default_action=DefaultAction(action="bid", payload={"amount": 0}),
                 ),
             ),

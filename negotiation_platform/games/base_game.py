@@ -7,8 +7,6 @@ researcher may change. A game never deals with transports, clocks or other match
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import inspect
 import random
 import re
@@ -23,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
+from negotiation_platform.plain_data import plain_copy
 from negotiation_platform.spec import (
     ActionSpec,
     GameSpec,
@@ -72,37 +71,8 @@ class GameResult:
     def to_dict(self) -> dict[str, Any]:
         """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's
         deepcopy of every leaf (which made this the dearest step of finishing a match)."""
-        copied: dict[str, Any] = _plain_copy(self)
+        copied: dict[str, Any] = plain_copy(self)
         return copied
-
-
-_IMMUTABLE_LEAVES = frozenset({str, int, float, bool, type(None)})
-
-
-def _plain_copy(value: Any) -> Any:
-    """`value` copied as `dataclasses.asdict` copies a field: containers rebuilt, dataclasses turned
-    into dicts, other leaves deep-copied; immutable scalars are shared, as deepcopy would share them.
-    (Scalars are tested before recursing: they are most of a result, and a call each doubled its cost.)"""
-    kind = type(value)
-    if kind in _IMMUTABLE_LEAVES:
-        return value
-    leaves = _IMMUTABLE_LEAVES
-    if kind is dict:
-        return {
-            k if type(k) in leaves else _plain_copy(k): v if type(v) in leaves else _plain_copy(v)
-            for k, v in value.items()
-        }
-    if kind is list:
-        return [item if type(item) in leaves else _plain_copy(item) for item in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return kind(*[_plain_copy(item) for item in value])
-    if isinstance(value, list | tuple):
-        return kind(_plain_copy(item) for item in value)
-    if isinstance(value, dict):
-        return kind((_plain_copy(k), _plain_copy(v)) for k, v in value.items())
-    return copy.deepcopy(value)
 
 
 MAX_ROUNDS = 1_000
@@ -111,6 +81,10 @@ menu of offers) stays bounded whatever a client asks for."""
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 10_000
 MAX_SECONDS = 86_400.0
+MAX_VALUE = 1_000_000_000
+"""Largest magnitude of a game's values, prices, BATNAs, weights and amounts, in its config and its
+payloads: sums and products of a few such numbers stay finite floats, so no outcome can overflow
+(a number without bounds fails `check_game`)."""
 MAX_ECHOED_CHARS = 40
 """How much of a refused move's own `type` a refusal repeats back to the client."""
 FREE_FORM_ACTION = "act"

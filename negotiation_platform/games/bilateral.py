@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from abc import abstractmethod
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -36,13 +36,16 @@ from negotiation_platform.spec import (
     StartRule,
 )
 
+Decay = Annotated[float, Field(ge=0, le=1)]
+"""A per-round decay rate: a BATNA shrinks by it each round and never grows (nor overflows)."""
+
 
 class BilateralConfig(GameConfig):
     rounds: int = Field(
         default=5, ge=2, le=MAX_ROUNDS, description="Rounds; each player may make rounds - 1 proposals."
     )
-    batna_decay: float | dict[str, float] = Field(
-        default=0.015, description="Per-round BATNA decay, one rate or one per role."
+    batna_decay: Decay | dict[str, Decay] = Field(
+        default=0.015, description="Per-round BATNA decay, one rate or one per role, each from 0 to 1."
     )
     seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
 
 from negotiation_platform.games import negotiation_tools
+from negotiation_platform.games.base_game import MAX_VALUE
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
-Option = int | str
+Number = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
+"""Points, weights, BATNAs, snap bounds and numbers proposed for an issue."""
+Option = Annotated[int, Field(ge=-MAX_VALUE, le=MAX_VALUE)] | str
 ROLES = ("IT", "Marketing")
 MAX_OPTIONS = 10
 MAX_PROPOSALS = 10_000
@@ -25,8 +28,8 @@ class Issue(BaseModel):
 
     model_config = ConfigDict(frozen=True, allow_inf_nan=False)
     options: tuple[Option, ...] = Field(min_length=1, max_length=MAX_OPTIONS)
-    points: dict[str, tuple[float, ...]]
-    snap_upper_bounds: tuple[float, ...] | None = Field(
+    points: dict[str, tuple[Number, ...]]
+    snap_upper_bounds: tuple[Number, ...] | None = Field(
         default=None, description="Numeric issues: a number <= bound i snaps to option i; above the last, to the last."
     )
     unit: str = ""
@@ -64,11 +67,11 @@ DEFAULT_ISSUES: dict[str, Issue] = {
 
 class IntegrativeConfig(BilateralConfig):
     issues: dict[str, Issue] = Field(default_factory=lambda: dict(DEFAULT_ISSUES))
-    weights: dict[str, dict[str, float]] = {
+    weights: dict[str, dict[str, Number]] = {
         "IT": {"server_room": 0.4, "meeting_access": 0.1, "cleaning": 0.3, "branding": 0.2},
         "Marketing": {"server_room": 0.1, "meeting_access": 0.4, "cleaning": 0.2, "branding": 0.3},
     }
-    batnas: dict[str, float] = {"IT": 27, "Marketing": 19}
+    batnas: dict[str, Number] = {"IT": 27, "Marketing": 19}
 
     @model_validator(mode="after")
     def _coherent(self) -> IntegrativeConfig:
@@ -88,6 +91,8 @@ def _issue_field(name: str, issue: Issue) -> tuple[Any, Any]:
         return (
             float,
             Field(
+                ge=-MAX_VALUE,
+                le=MAX_VALUE,
                 description=f"{name} in {issue.unit}; numbers snap to one of {list(issue.options)}",
                 json_schema_extra={"examples": list(issue.options)},
             ),

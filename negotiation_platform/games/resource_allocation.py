@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
-from negotiation_platform.games.base_game import PlayerAction
+from negotiation_platform.games.base_game import MAX_VALUE, PlayerAction
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
+MAX_HOURS = 1_000
+"""Most hours of a plan (`total_resources` is at most this)."""
 MENU_STEP = 5
 """Grid step of the offers listed for scripted negotiators (the game itself takes any numbers)."""
 
@@ -17,19 +19,24 @@ MENU_STEP = 5
 ROLES = ("development", "marketing")
 
 
+Value = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
+
+
 class ResourceAllocationConfig(BilateralConfig):
-    total_resources: float = Field(default=100, gt=0, le=1_000, description="Bounds the menu of offers too.")
-    bandwidth: float = Field(default=380, ge=0, description="Limit on 4 x gpu_hours + 4 x cpu_hours.")
-    bandwidth_per_hour: float = Field(default=4, ge=0)
-    min_gpu_hours: float = Field(default=5, ge=0)
-    min_cpu_hours: float = Field(default=5, ge=0)
-    utility_coefficients: dict[str, tuple[float, float]] = Field(
+    total_resources: float = Field(default=100, gt=0, le=MAX_HOURS, description="Bounds the menu of offers too.")
+    bandwidth: float = Field(default=380, ge=0, le=MAX_VALUE, description="Limit on 4 x gpu_hours + 4 x cpu_hours.")
+    bandwidth_per_hour: float = Field(default=4, ge=0, le=MAX_VALUE)
+    min_gpu_hours: float = Field(default=5, ge=0, le=MAX_HOURS)
+    min_cpu_hours: float = Field(default=5, ge=0, le=MAX_HOURS)
+    utility_coefficients: dict[str, tuple[Value, Value]] = Field(
         default={"development": (8, 6), "marketing": (6, 8)},
         description="Per role: (value of a GPU hour, value of a CPU hour).",
     )
-    batnas: dict[str, float] = {"development": 300, "marketing": 270}
+    batnas: dict[str, Value] = {"development": 300, "marketing": 270}
     uncertainty: bool = Field(default=False, description="Show a noisy 'above your BATNA?' hint in prompts.")
-    uncertainty_range: float = Field(default=2.0, ge=0, description="The hint's noise is uniform in ±range.")
+    uncertainty_range: float = Field(
+        default=2.0, ge=0, le=MAX_VALUE, description="The hint's noise is uniform in ±range."
+    )
 
     @model_validator(mode="after")
     def _feasible(self) -> ResourceAllocationConfig:
@@ -46,12 +53,17 @@ class ResourceAllocationConfig(BilateralConfig):
 
 
 @cache
-def _plan_payload() -> type[BaseModel]:
+def _plan_payload(total: float) -> type[BaseModel]:
+    """The plan payload of games with `total` hours (cached: one class per total); no plan uses more."""
+
+    def hours(name: str, short: str, label: str) -> Any:
+        return (float, Field(ge=0, le=total, validation_alias=AliasChoices(name, short), description=f"{label} hours."))
+
     return create_model(
         "PlanPayload",
         __config__=ConfigDict(extra="forbid", populate_by_name=True),
-        gpu_hours=(float, Field(ge=0, validation_alias=AliasChoices("gpu_hours", "gpu"), description="GPU hours.")),
-        cpu_hours=(float, Field(ge=0, validation_alias=AliasChoices("cpu_hours", "cpu"), description="CPU hours.")),
+        gpu_hours=hours("gpu_hours", "gpu", "GPU"),
+        cpu_hours=hours("cpu_hours", "cpu", "CPU"),
     )
 
 
@@ -77,7 +89,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
 
     @classmethod
     def proposal_payload(cls, config: ResourceAllocationConfig) -> type[BaseModel]:
-        return _plan_payload()
+        return _plan_payload(config.total_resources)
 
     @classmethod
     def outcome_text(cls, config: ResourceAllocationConfig) -> str:
@@ -125,7 +137,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
 
     def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
         """The plan in the engine's names, from them or from the documented `gpu`/`cpu`."""
-        plan = _plan_payload().model_validate(payload).model_dump()
+        plan = _plan_payload(self.settings.total_resources).model_validate(payload).model_dump()
         return {"gpu_hours": float(plan["gpu_hours"]), "cpu_hours": float(plan["cpu_hours"])}
 
     def calculate_utility(self, player: str, gpu_hours: float, cpu_hours: float, round_num: int = 1) -> float:

@@ -58,7 +58,7 @@ class AuctionEnv:
         return self.max_bid + 1
 
     def action_space(self, params: Params) -> spaces.Discrete:
-        """A bid of 0..value_high (higher bids are legal in the engine but never worth making)."""
+        """A bid of 0..value_high, as the engine allows."""
         return spaces.Discrete(self.num_actions)
 
     def observation_space(self, params: Params) -> spaces.Dict:

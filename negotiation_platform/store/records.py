@@ -44,6 +44,10 @@ class SeatRecord:
     """For a seat the server plays itself (a built-in or remote agent): what rebuilds its player."""
     left: bool = False
     """The seat resigned (leave_game): its turns are default moves."""
+    caller: str | None = None
+    """The key of the caller that took it (hashes of its address and session; None for a house seat)."""
+    context_hash: str | None = None
+    """The hash of the A2A context id bound to the seat, a second credential for it (never the id itself)."""
 
     @property
     def agent(self) -> str:
@@ -66,7 +70,7 @@ class MatchRecord:
     created_at: float
     """Wall-clock seconds since the epoch, as are the other times."""
     creator: str | None = None
-    """The hash of whoever created it (their address or credential): per-caller limits count by it."""
+    """The key of whoever created it (hashes of their address and session): per-caller limits count by it."""
     seats: tuple[SeatRecord, ...] = ()
     started_at: float | None = None
     finished_at: float | None = None
@@ -134,6 +138,8 @@ class MatchChange:
     left: str | None = None
     new_token_hash: tuple[str, str] | None = None
     """(agent_id, hash) of a server-played seat given a fresh token when its match is resumed."""
+    context_hash: tuple[str, str] | None = None
+    """(agent_id, hash) of a context id bound to the seat (see `arena.contexts`)."""
 
 
 def cursor_of(last: MatchRecord) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bump it with every change of the tables below, and add the step from the version before to MIGRATIONS."""
 
 metadata = sa.MetaData()
@@ -51,6 +51,8 @@ seats = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False),
     sa.Column("house", sa.JSON),
     sa.Column("left_match", sa.Boolean, nullable=False, default=False),
+    sa.Column("caller", sa.String(64)),  # version 2
+    sa.Column("context_hash", sa.String(64)),  # version 2
 )
 
 events = sa.Table(
@@ -76,7 +78,14 @@ leases = sa.Table(
     sa.Index("leases_by_owner", "owner"),
 )
 
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+
+def _seat_callers_and_contexts(connection: sa.Connection) -> None:
+    """Version 2: each seat keeps who took it (per-caller limits) and the hash of its A2A context id."""
+    for column in ("caller", "context_hash"):
+        connection.execute(sa.text(f"ALTER TABLE seats ADD COLUMN {column} VARCHAR(64)"))
+
+
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _seat_callers_and_contexts}
 """version -> the step that upgrades a store of that version to version + 1, run in one transaction."""
 
 

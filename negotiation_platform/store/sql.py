@@ -110,6 +110,8 @@ class SqlStore:
                 run("leave", {"m": match_id, "a": change.left})
             if change.new_token_hash is not None:
                 run("retoken", {"m": match_id, "a": change.new_token_hash[0], "h": change.new_token_hash[1]})
+            if change.context_hash is not None:
+                run("bind", {"m": match_id, "a": change.context_hash[0], "h": change.context_hash[1]})
             if change.events:
                 run("events", [_event_row(match_id, e) for e in change.events])
             count = change.events[-1].seq if change.events else None
@@ -319,10 +321,13 @@ WRITES: dict[str, sa.ClauseElement] = {
         token_hash=sa.bindparam("token_hash"),
         house=sa.bindparam("house"),
         left_match=sa.bindparam("left_match"),
+        caller=sa.bindparam("caller"),
+        context_hash=sa.bindparam("context_hash"),
     ),
     "unseat": _seats.delete().where(_one_seat),
     "leave": _seats.update().where(_one_seat).values(left_match=sa.true()),
     "retoken": _seats.update().where(_one_seat).values(token_hash=sa.bindparam("h")),
+    "bind": _seats.update().where(_one_seat).values(context_hash=sa.bindparam("h")),
     "events": schema.events.insert(),
     "progress": _m.update()
     .where(_m.c.match_id == sa.bindparam("m"))
@@ -392,6 +397,8 @@ def _seat_row(match_id: str, seat: SeatRecord) -> dict[str, Any]:
         "token_hash": seat.token_hash,
         "house": None if seat.house is None else _json(seat.house),
         "left_match": seat.left,
+        "caller": seat.caller,
+        "context_hash": seat.context_hash,
     }
 
 
@@ -402,7 +409,9 @@ def _seats_of(c: sa.Connection, match_ids: list[str]) -> dict[str, tuple[SeatRec
     found: dict[str, list[SeatRecord]] = {}
     for row in c.execute(sa.select(s).where(s.c.match_id.in_(match_ids)).order_by(s.c.match_id, s.c.position)):
         found.setdefault(row.match_id, []).append(
-            SeatRecord(row.agent_id, row.name, row.token_hash, row.house, bool(row.left_match))
+            SeatRecord(
+                row.agent_id, row.name, row.token_hash, row.house, bool(row.left_match), row.caller, row.context_hash
+            )
         )
     return {k: tuple(v) for k, v in found.items()}
 

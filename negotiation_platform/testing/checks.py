@@ -13,6 +13,7 @@ from negotiation_platform.engine import Event, Match
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, GameConfig
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, payload_schema
+from negotiation_platform.testing.bounds import HOW_TO_BOUND, unbounded_numbers
 from negotiation_platform.testing.playthrough import PlayFailure, Playthrough, Seen, play_randomly, seen_on_seed
 from negotiation_platform.testing.privacy import find_leak
 
@@ -44,6 +45,8 @@ def check_game(
     Raises `GameCheckError` (an AssertionError) naming the check and the seed. The checks:
 
     - `spec`: the spec serialises to JSON, and every payload's JSON Schema is a valid schema;
+    - `bounds`: every number of the config's and every payload's JSON Schema has a finite minimum
+      and maximum (see `negotiation_platform.testing.bounds` for why);
     - `rules_text`: the rules text renders; every prompt is non-empty text;
     - `payload_schemas`: every default move, every move the game accepted during play (random
       ones, and those its own default, prompt example and bargaining position suggest) and every
@@ -60,6 +63,7 @@ def check_game(
     """
     spec = game_cls.spec_for(config)
     _check_spec(spec)
+    _check_bounds(game_cls, spec)
     players = [f"seat_{i}" for i in range(1, spec.roles.min_players + 1)]
     plays = [_check_seed(game_cls, spec, players, config, seed, max_moves) for seed in seeds]
     elsewhere = [_longest_views_elsewhere(game_cls, play, config) for play in plays]
@@ -100,6 +104,21 @@ def _check_spec(spec: GameSpec) -> None:
     rules = render_rules(spec)
     if not isinstance(rules, str) or not rules.strip():
         raise fail("rules_text", "the rules text is empty")
+
+
+def _check_bounds(game_cls: type[BaseGame[Any]], spec: GameSpec) -> None:
+    schemas = [("its config", game_cls.Config.model_json_schema())] + [
+        (f"the payload of `{action.name}`", payload_schema(action.payload))
+        for phase in spec.phases
+        for action in phase.actions
+    ]
+    for where, schema in schemas:
+        unbounded = unbounded_numbers(schema)
+        if unbounded:
+            fields = ", ".join(f"`{path}`" for path in unbounded)
+            raise GameCheckError(
+                "bounds", spec.id, None, f"{where} has numbers without finite bounds: {fields}; {HOW_TO_BOUND}"
+            )
 
 
 def _check_seed(

@@ -92,7 +92,7 @@ def play_randomly(
         if not acting:
             match.time_out()
             continue
-        _move(played, rng.choice(acting), rng)
+        random_move(played, rng.choice(acting), rng)
     raise PlayFailure(f"the match had not ended after {max_moves} moves")
 
 
@@ -136,7 +136,9 @@ def _as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _move(played: Playthrough, seat: str, rng: random.Random) -> None:
+def random_move(played: Playthrough, seat: str, rng: random.Random) -> None:
+    """One random legal move of `seat` (or a message, some of the time where talk is open), recorded in
+    `played`; the default move where nothing the seat tries is accepted."""
     match = played.match
     allowed = match.allowed_actions(seat)
     talk = match.message_allowance(seat)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import sys
 
-import uvicorn
-
-from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer
+from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
 from negotiation_platform.viewer.app import beside, viewer_app
 from negotiation_platform.viewer.source import MatchSource
 
@@ -25,4 +23,4 @@ def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -
     app: Asgi = viewer_app(source)
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
-    uvicorn.Server(uvicorn.Config(served, log_level="warning")).run(sockets=[sock])
+    run_http(served, sock, "warning")

@@ -8,7 +8,7 @@ is checked for feasibility when it is built (everything must fit on the map), so
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic.fields import FieldInfo
@@ -18,6 +18,11 @@ from negotiation_platform.games.base_game import GameConfig
 MAX_MAP_SIZE = 64
 MAX_PLAYERS = 16
 MAX_LENGTH = 10_000
+MAX_AMOUNT = 1_000_000
+"""Most units of an item in any amount, cap, value or requirement of the config."""
+MAX_CELLS = MAX_MAP_SIZE**2
+Amounts = dict[str, Annotated[int, Field(ge=0, le=MAX_AMOUNT)]]
+"""Units by resource name (checked again against the resources when the config is built)."""
 
 
 class _Part(BaseModel):
@@ -28,8 +33,8 @@ class ResourceSpec(_Part):
     """A kind of item. Its place in `resources` is its index in every array and action encoding."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    value: int = Field(ge=0, le=1_000_000, description="Unit value of an item held by a job that does not value it.")
-    requirements: dict[str, int] = Field(
+    value: int = Field(ge=0, le=MAX_AMOUNT, description="Unit value of an item held by a job that does not value it.")
+    requirements: Amounts = Field(
         default_factory=dict, description="Items a player must hold to see or pick a pile of this resource."
     )
 
@@ -38,20 +43,20 @@ class RecipeSpec(_Part):
     """What an event cell turns inputs into, when a player produces on it."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    inputs: dict[str, int]
-    outputs: dict[str, int]
-    requirements: dict[str, int] = Field(
+    inputs: Amounts
+    outputs: Amounts
+    requirements: Amounts = Field(
         default_factory=dict, description="Items a player must hold to see (and use) this event cell."
     )
-    count: int = Field(ge=0, description="How many cells of the map hold this event.")
+    count: int = Field(ge=0, le=MAX_CELLS, description="How many cells of the map hold this event.")
 
 
 class PileSpec(_Part):
     """Piles of one resource placed at random on distinct cells when a match starts."""
 
     resource: str
-    count: int = Field(ge=0)
-    amount: int = Field(ge=1, le=1_000_000, description="Units in each pile.")
+    count: int = Field(ge=0, le=MAX_CELLS)
+    amount: int = Field(ge=1, le=MAX_AMOUNT, description="Units in each pile.")
 
 
 class JobSpec(_Part):
@@ -59,9 +64,9 @@ class JobSpec(_Part):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     fov: int = Field(ge=0, le=MAX_MAP_SIZE, description="View radius: the player sees a (2·fov+1)² window.")
-    caps: dict[str, int] = Field(description="Most items of each resource it may hold (missing: 0).")
-    values: dict[str, int] = Field(description="Its own unit value of each resource (missing: the resource's value).")
-    count: int = Field(ge=0, description="How many players have this job (ids are given in job order).")
+    caps: Amounts = Field(description="Most items of each resource it may hold (missing: 0).")
+    values: Amounts = Field(description="Its own unit value of each resource (missing: the resource's value).")
+    count: int = Field(ge=0, le=MAX_PLAYERS, description="How many players have this job (ids are given in job order).")
 
 
 WOOD, STONE, HAMMER, COAL, TORCH, IRON = "wood", "stone", "hammer", "coal", "torch", "iron"
@@ -97,6 +102,7 @@ class AdaSocietyConfig(GameConfig):
     negotiation_steps: int = Field(
         default=21,
         ge=0,
+        le=MAX_LENGTH,
         description="Steps of the negotiation phase, t = 0..negotiation_steps-1. The original's config says 20, "
         "and its action mask allows bargaining while t <= 20: 21 steps, the rule the published baselines ran under.",
     )
@@ -136,7 +142,7 @@ class AdaSocietyConfig(GameConfig):
             unknown = sorted(set(mapping) - known)
             if unknown:
                 raise ValueError(f"{where} names unknown resources {unknown}; resources are {list(names)}")
-            bad = {k: v for k, v in mapping.items() if v < (1 if positive else 0) or v > 1_000_000}
+            bad = {k: v for k, v in mapping.items() if positive and v < 1}  # the types bound them to 0..MAX_AMOUNT
             if bad:
                 raise ValueError(f"{where} has out-of-range amounts {bad}")
 

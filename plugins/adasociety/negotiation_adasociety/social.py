@@ -110,12 +110,13 @@ class Society:
                 self.graph.add_edge(player, other, parity=0)
                 self.graph.add_edge(other, player, parity=1)
         self.requests.clear()
-        touched = set()
+        touched: set[Group] = set()
         pairs = sorted((a, p, va, vp) if a < p else (p, a, vp, va) for a, p, va, vp in self.accepts)
         for first, second, first_value, second_value in pairs:
             touched.add(self._merge(first, second, first_value, second_value))
         self.accepts.clear()
-        for group in touched & set(self.graph.nodes):  # a group merged away later in the step is gone
+        # in id order, not the set's hash order; a group merged away later in the step is gone
+        for group in sorted(touched & set(self.graph.nodes)):
             members = self.members(group)
             total = sum(self.graph.edges[group, m]["share"] for m in members)
             for member in members:

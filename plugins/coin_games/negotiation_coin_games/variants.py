@@ -8,12 +8,13 @@ from pydantic import Field, model_validator
 
 from negotiation_coin_games.base import CoinConfig, CoinGame
 from negotiation_coin_games.deal_table import DealTable, deal_table
+from negotiation_platform.games.base_game import MAX_VALUE
 from negotiation_platform.spec import ActionSpec
 
 
 class ClassicConfig(CoinConfig):
-    value_low: int = Field(default=1, ge=0)
-    value_high: int = Field(default=20, ge=0)
+    value_low: int = Field(default=1, ge=0, le=MAX_VALUE)
+    value_high: int = Field(default=20, ge=0, le=MAX_VALUE)
 
     @model_validator(mode="after")
     def _range(self) -> ClassicConfig:
@@ -47,8 +48,8 @@ BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 
 class TrustConfig(CoinConfig):
-    winner_value: int = Field(default=10, ge=0)
-    loser_value: int = Field(default=1, ge=0)
+    winner_value: int = Field(default=10, ge=0, le=MAX_VALUE)
+    loser_value: int = Field(default=1, ge=0, le=MAX_VALUE)
     hands: Literal["random", "alternating"] = Field(
         default="random",
         description="'random': two different hands drawn at random; 'alternating': the round's starting agent wins.",
@@ -92,16 +93,19 @@ class TrustAndSplit(CoinGame[TrustConfig]):
 
 
 ITEMS = ("books", "hats", "balls")
+MAX_ITEMS = 6
+MAX_COUNT = 100
+"""Most item types, and most units of one type on the table in a round."""
 
 
 class DealConfig(CoinConfig):
     items: tuple[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")], ...] = Field(
-        default=ITEMS, min_length=1, max_length=6
+        default=ITEMS, min_length=1, max_length=MAX_ITEMS
     )
-    min_total: int = Field(default=5, ge=1)
-    max_total: int = Field(default=7, ge=1)
-    min_count: int = Field(default=1, ge=1, description="A zero count could never be valued by someone.")
-    max_count: int = Field(default=4, ge=1, le=100)
+    min_total: int = Field(default=5, ge=1, le=MAX_ITEMS * MAX_COUNT)
+    max_total: int = Field(default=7, ge=1, le=MAX_ITEMS * MAX_COUNT)
+    min_count: int = Field(default=1, ge=1, le=MAX_COUNT, description="A zero count could never be valued by someone.")
+    max_count: int = Field(default=4, ge=1, le=MAX_COUNT)
     value_total: int = Field(default=10, ge=1, le=10_000, description="Σ count × value of each agent's values.")
 
     @model_validator(mode="after")
@@ -176,8 +180,10 @@ class DealOrNoDeal(CoinGame[DealConfig]):
 
 class NoPressConfig(CoinConfig):
     messages_per_round: int = Field(default=0, ge=0, le=0, description="No press: agents never talk.")
-    starter_value: int = Field(default=1, ge=0, description="The round's starting agent's value per coin.")
-    other_value: int = Field(default=10, ge=0)
+    starter_value: int = Field(
+        default=1, ge=0, le=MAX_VALUE, description="The round's starting agent's value per coin."
+    )
+    other_value: int = Field(default=10, ge=0, le=MAX_VALUE)
 
 
 class NoPress(CoinGame[NoPressConfig]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -19,6 +20,8 @@ from starlette.applications import Starlette
 
 from negotiation_a2a import wire
 from negotiation_platform.agents.base import Agent, Decision
+
+log = logging.getLogger(__name__)
 
 
 def decision_data(decision: Decision) -> dict[str, Any]:
@@ -81,11 +84,12 @@ class SeatExecutor(AgentExecutor):
         self.agent = agent
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        turns = [
-            d["turn_state"]
-            for d in (wire.values_of(context.message) if context.message else [])
-            if isinstance(d, dict) and isinstance(d.get("turn_state"), dict)
-        ]
+        try:
+            values = wire.values_of(context.message) if context.message else []
+        except wire.Unreadable as unreadable:
+            values = []
+            log.warning("could not read an A2A message: %s", unreadable)
+        turns = [d["turn_state"] for d in values if isinstance(d, dict) and isinstance(d.get("turn_state"), dict)]
         if not turns:
             answer = [wire.text("Send a data part {'turn_state': {...}} and I answer with my move.")]
         else:

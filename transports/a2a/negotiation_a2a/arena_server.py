@@ -4,11 +4,15 @@ A message whose data part is `{"operation": NAME, "arguments": {...}}` runs that
 same names and arguments as the MCP tools) and is answered with a data part holding the result
 or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text.
 
-start_game and join_game answer with a fresh `context_id` the server made (192 random bits) and
-remember the seat under it: later calls in that context may leave out `match_id` and `token` (and
-get_result its `match_id`), so one context carries a whole match, result included. Context ids a
-client picks itself never carry a seat (a second client could reuse or guess them), and an
-explicit token always works.
+start_game and join_game answer with a fresh `context_id` the server made (`Arena.bind_context`:
+the match id and 192 random bits, whose hash the seat keeps in the store like its token's): later
+calls in that context may leave out `match_id` and `token` (and get_result its `match_id`), so one
+context carries a whole match, result included, across a restart of the server and on every
+process sharing its store. Context ids a client picks itself never carry a seat (a second client
+could reuse or guess them), and an explicit token always works.
+
+The caller of a message, for the arena's per-caller limits, is its address and its context id
+(`wire.caller_of`); a client can open contexts at will, so the per-address limit is what bounds it.
 
 The agent card has one skill per operation; each skill's description ends with a line
 `Arguments (JSON Schema): {...}` giving the schema of its `arguments`, and its example is a whole
@@ -19,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -30,6 +33,7 @@ from starlette.applications import Starlette
 from negotiation_a2a import wire
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.limits import Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS, Operation, run_operation
 
@@ -109,33 +113,43 @@ class ArenaExecutor(AgentExecutor):
 
     def __init__(self, house: HouseSeats) -> None:
         self.house = house
-        self._seats: dict[str, dict[str, str]] = {}
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
-        requests = [d for d in (wire.values_of(message) if message else []) if isinstance(d, dict) and "operation" in d]
+        try:
+            values = wire.values_of(message) if message else []
+        except wire.Unreadable as unreadable:  # the sender's mistake: one line in the log, a refusal for it
+            log.warning("refused an A2A message: %s", unreadable)
+            refusal = NegotiationError(ErrorCode.INVALID_ARGUMENT, f"This message cannot be read: {unreadable}.")
+            await event_queue.enqueue_event(wire.reply(wire.structured(refusal.to_dict()), context.context_id))
+            return
+        requests = [d for d in values if isinstance(d, dict) and "operation" in d]
         if not requests:
             await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
             return
-        caller = wire.caller_of(context.call_context)
+        caller = wire.caller_of(context.call_context, context.context_id)
         result = _finite(await self._run(context.context_id or "", requests[0], caller))
         await event_queue.enqueue_event(wire.reply(wire.structured(result), context.context_id))
 
-    async def _run(self, context_id: str, request: dict[str, Any], caller: str) -> dict[str, Any]:
+    async def _run(self, context_id: str, request: dict[str, Any], caller: Caller) -> dict[str, Any]:
         name, arguments = request.get("operation"), request.get("arguments", {})
         remembered = CONTEXT_ARGUMENTS.get(name, ()) if isinstance(name, str) else ()
-        if remembered and isinstance(arguments, dict):
-            seat = self._seats.get(context_id, {})
-            arguments = {**{a: seat[a] for a in remembered if a in seat}, **arguments}
+        arena = self.house.arena
         try:
+            if remembered and isinstance(arguments, dict) and not all(a in arguments for a in remembered):
+                match_id = await arena.context_match(context_id)
+                if match_id is not None:  # the context is a seat's: it stands for the seat's token
+                    seat = {"match_id": match_id, "token": context_id}
+                    arguments = {**{a: seat[a] for a in remembered}, **arguments}
             result = await run_operation(self.house, name, arguments, caller=caller)  # type: ignore[arg-type]
         except NegotiationError as refusal:
             return refusal.to_dict()
         if name in ("start_game", "join_game"):
-            seat_context = secrets.token_urlsafe(24)
             match_id = result.get("match_id", arguments.get("match_id"))
-            self._seats[seat_context] = {"match_id": match_id, "token": result["token"]}
-            result = {**result, "context_id": seat_context}
+            try:
+                result = {**result, "context_id": await arena.bind_context(match_id, result["token"])}
+            except NegotiationError as failure:  # the seat is taken: its token, answered, still works
+                log.warning("match %s: the seat's context could not be kept: %s", match_id, failure.message)
         return result
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:

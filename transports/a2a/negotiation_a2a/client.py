@@ -7,10 +7,15 @@ read with the games' tolerant parser). A reply that cannot be read, or a move th
 is sent back to the peer with the refusal, and it may try again (`MAX_TRIES` answers per turn,
 all within `reply_seconds`); after that, or when it is late or unreachable, the driver plays the
 spec's default action and the true reason goes into the event log.
+
+On a served arena the agent is given the server's allow-list, and contacts nothing outside it: the
+card is read only from an allowed URL, a card that names an endpoint outside the list is refused,
+and every request (redirects are never followed) is checked just before it is sent.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,10 +29,12 @@ from a2a.types import AgentCard, Message
 from negotiation_a2a import wire
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 from negotiation_platform.arena.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.json_response import extract_action
 
+log = logging.getLogger(__name__)
 REPLY_SECONDS = 30.0
 """How long a remote agent may think, over all its tries at one turn, before its move is forfeited."""
 MAX_TRIES = 3
@@ -85,7 +92,11 @@ async def _http(given: httpx.AsyncClient | None) -> AsyncIterator[httpx.AsyncCli
 
 def read_move(answer: Message) -> Decision | None:
     """The move in a remote agent's reply, or None when none can be read."""
-    for part in wire.values_of(answer):
+    try:
+        values = wire.values_of(answer)
+    except wire.Unreadable:
+        return None
+    for part in values:
         if isinstance(part, dict) and ("action_type" in part or "type" in part):
             return _decision(part)
     action = extract_action(wire.text_of(answer))
@@ -112,13 +123,20 @@ class RemoteA2aAgent:
     """A seat played by a remote A2A agent; one A2A context per match."""
 
     def __init__(
-        self, seed: int = 0, name: str = "a2a", target: str = "", reply_seconds: float = REPLY_SECONDS
+        self,
+        seed: int = 0,
+        name: str = "a2a",
+        target: str = "",
+        reply_seconds: float = REPLY_SECONDS,
+        allow: AllowList | None = None,
     ) -> None:
         if not target.startswith(("http://", "https://")):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"a2a agents need an http(s) URL, got {target!r}")
         self.name = name
         self.target = target
         self.reply_seconds = reply_seconds
+        self.allow = allow
+        """The URLs this seat may contact (a served arena's allow-list); None: any."""
         self.context_id = uuid.uuid4().hex
         self._card: AgentCard | None = None
         self._tries = 0
@@ -153,12 +171,45 @@ class RemoteA2aAgent:
         told = f"\n\nYour last answer was refused: {refusal['error']['message']}" if refusal is not None else ""
         parts = [*wire.structured({"turn_state": state}), wire.text(f"{turn.get('prompt', '')}{told}\n\n{MOVE_FORMAT}")]
         try:
-            async with httpx.AsyncClient(timeout=httpx.Timeout(left + 5)) as http:
+            async with guarded_http(self.allow, left + 5) as http:
                 if self._card is None:  # read the card once per match
-                    self._card = await A2ACardResolver(http, self.target).get_agent_card()
+                    self._card = allowed_card(await A2ACardResolver(http, self.target).get_agent_card(), self.allow)
                 client = await wire.open_client(self._card, ClientConfig(httpx_client=http, streaming=False))
                 return await wire.ask(client, parts, self.context_id, left)
         except TimeoutError:
             return Decision(forfeit=f"late reply: no move within {self.reply_seconds:g} s")
         except Exception as exc:
+            refused = _refusal(exc)
+            if refused is not None:
+                log.warning("remote agent %s: not contacted: %s", self.target, refused)
+                return Decision(forfeit=f"forbidden URL: {refused}")
             return Decision(forfeit=f"unreachable agent: {type(exc).__name__}")
+
+
+def guarded_http(allow: AllowList | None, seconds: float) -> httpx.AsyncClient:
+    """An HTTP client that follows no redirect and sends nothing to a URL `allow` refuses (None: any)."""
+
+    async def check(request: httpx.Request) -> None:
+        if allow is not None:
+            allow.check(str(request.url))
+
+    return httpx.AsyncClient(timeout=httpx.Timeout(seconds), follow_redirects=False, event_hooks={"request": [check]})
+
+
+def allowed_card(card: AgentCard, allow: AllowList | None) -> AgentCard:
+    """`card`, once every endpoint it names is allowed: a card must not send the arena elsewhere."""
+    if allow is not None:
+        for interface in card.supported_interfaces:
+            why = allow.refusal(interface.url)
+            if why is not None:
+                raise UrlRefused(f"its agent card names an endpoint outside the allow-list: {why}")
+    return card
+
+
+def _refusal(exc: BaseException | None) -> str | None:
+    """The allow-list's refusal behind `exc` (the SDK may wrap it), if that is what failed."""
+    while exc is not None:
+        if isinstance(exc, UrlRefused):
+            return str(exc)
+        exc = exc.__cause__ or exc.__context__
+    return None

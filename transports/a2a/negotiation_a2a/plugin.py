@@ -9,6 +9,7 @@ from typing import Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.allowlist import AllowList
 from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token, with_lifespan
 from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
 from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
@@ -17,14 +18,16 @@ from negotiation_platform.registry import hookimpl
 VIA_PREFIX = "a2a:"
 
 
-def remote_agent(seed: int = 0, name: str = "a2a", target: str = "") -> Agent:
-    """A seat played by the remote A2A agent at `target` (imported lazily: a2a-sdk is heavy)."""
+def remote_agent(seed: int = 0, name: str = "a2a", target: str = "", allow: AllowList | None = None) -> Agent:
+    """A seat played by the remote A2A agent at `target`, contacting only URLs `allow` allows (None: any).
+    Imported lazily: a2a-sdk is heavy."""
     from negotiation_a2a.client import RemoteA2aAgent
 
-    return RemoteA2aAgent(seed=seed, name=name, target=target)
+    return RemoteA2aAgent(seed=seed, name=name, target=target, allow=allow)
 
 
 remote_agent.needs_target = True  # type: ignore[attr-defined]  # named as a2a:URL, never alone
+remote_agent.checks_urls = True  # type: ignore[attr-defined]  # a served arena hands it its allow-list
 
 
 class A2aTransport:

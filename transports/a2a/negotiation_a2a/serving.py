@@ -1,12 +1,11 @@
-"""Running an A2A app with uvicorn: bound first, announced, optionally behind a bearer token."""
+"""Running an A2A app with uvicorn: bound first, announced, optionally behind a bearer token, with the
+request body limit every HTTP server here has (`run_http`)."""
 
 from __future__ import annotations
 
 import logging
 
-import uvicorn
-
-from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer
+from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer, run_http
 from negotiation_platform.viewer.serving import with_viewer
 from negotiation_platform.viewer.source import MatchSource
 
@@ -23,4 +22,4 @@ def run(
     announce(banner, host, token)
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, viewer, f"http://{host}:{port}")
-    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])
+    run_http(served, sock, logging.getLogger().getEffectiveLevel())

@@ -4,7 +4,9 @@ a2a-sdk 1.x types are protobuf messages, and a data part stores every number as 
 out on the wire as 2.0. So every structured value this transport sends travels twice
 (`structured`): as a data part, and as a text part of media type application/json holding its
 exact JSON, where integers stay integers. Readers take the JSON text part first (`values_of`);
-a peer that sends only data parts has its whole floats turned back into ints (`plain`).
+a peer that sends only data parts has its whole floats turned back into ints (`plain`). A part
+that holds no value this side can read (see `Unreadable`) is the sender's mistake: readers raise
+`Unreadable`, which a server answers as a refusal, never as a crash.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import uuid
 from typing import Any
 
 from a2a.client import Client, ClientConfig, create_client
-from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_message, new_text_part
+from a2a.helpers import get_text_parts, new_data_part, new_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor
 from a2a.server.context import ServerCallContext
+from a2a.server.jsonrpc_models import JSONParseError
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.routes import create_agent_card_routes, create_rest_routes
 from a2a.server.routes.common import DefaultServerCallContextBuilder
+from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCapabilities,
@@ -33,8 +37,13 @@ from a2a.types import (
     SendMessageConfiguration,
     SendMessageRequest,
 )
+from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from negotiation_platform.arena.limits import Caller
 
 JSONRPC_PATH = "/a2a/jsonrpc"
 REST_PATH = "/a2a/rest"
@@ -52,8 +61,21 @@ def plain(value: Any) -> Any:
     return value
 
 
+class Unreadable(ValueError):
+    """A message part that holds no value this side can read: a data part holding NaN or an infinite
+    number (which JSON cannot carry), or an application/json part nested too deep or with a number too
+    long for the JSON parser."""
+
+
 def data_parts(message: Message) -> list[Any]:
-    return [plain(d) for d in get_data_parts(message.parts)]
+    return [plain(_data(part)) for part in message.parts if part.HasField("data")]
+
+
+def _data(part: Part) -> Any:
+    try:
+        return MessageToDict(part.data)
+    except ValueError:  # protobuf writes no NaN or infinity as JSON
+        raise Unreadable("a data part holds NaN or an infinite number, which JSON cannot carry") from None
 
 
 def structured(value: Any) -> list[Part]:
@@ -63,7 +85,8 @@ def structured(value: Any) -> list[Part]:
 
 def values_of(message: Message) -> list[Any]:
     """The structured values in `message`: its application/json text parts, parsed (exact), or, when it
-    has none (a peer that sends data parts only), its data parts with whole floats read back as ints."""
+    has none (a peer that sends data parts only), its data parts with whole floats read back as ints.
+    Raises `Unreadable` for a part that holds no value this side can read."""
     exact = []
     for part in message.parts:
         if part.HasField("text") and part.media_type == JSON_MEDIA_TYPE:
@@ -71,6 +94,10 @@ def values_of(message: Message) -> list[Any]:
                 exact.append(json.loads(part.text))
             except json.JSONDecodeError:
                 continue
+            except RecursionError:
+                raise Unreadable("an application/json part is nested too deep to read") from None
+            except ValueError:  # an integer of thousands of digits
+                raise Unreadable("an application/json part holds a number too long to read") from None
     return exact or data_parts(message)
 
 
@@ -117,23 +144,44 @@ class _WithClientAddress(DefaultServerCallContextBuilder):
         return context
 
 
-def caller_of(context: ServerCallContext | None) -> str:
-    """Who calls: the bearer token when there is one, else the peer's address."""
+def caller_of(context: ServerCallContext | None, context_id: str | None = None) -> Caller:
+    """Who calls: the peer's address, in the A2A context `context_id` (not the bearer token of
+    --auth-token-file: every client shares that one)."""
     state = context.state if context is not None else {}
-    auth = str(state.get("headers", {}).get("authorization", ""))
-    if auth.startswith("Bearer "):
-        return "token:" + auth.removeprefix("Bearer ")
-    return "address:" + str(state.get("client_host", "unknown"))
+    return Caller("address:" + str(state.get("client_host", "unknown")), context_id or None)
+
+
+class _JsonRpc(JsonRpcDispatcher):
+    """Answers a body Python's JSON parser gives up on (nested thousands deep, an integer of thousands
+    of digits, bytes that are not UTF-8) as a parse error (-32700), like any body that is not JSON,
+    where the SDK answers an internal error (-32603)."""
+
+    async def handle_requests(self, request: Request) -> Response:
+        try:
+            await request.json()  # Starlette keeps the parsed body for the dispatcher
+        except json.JSONDecodeError:
+            pass  # the dispatcher answers it
+        except (RecursionError, ValueError) as failure:
+            reason = (
+                "nested too deep"
+                if isinstance(failure, RecursionError)
+                else "not UTF-8 text"
+                if isinstance(failure, UnicodeDecodeError)
+                else "a number too long to read"
+            )
+            return self._generate_error_response(None, JSONParseError(message=f"Parse error: {reason}"))
+        return await super().handle_requests(request)
 
 
 def a2a_app(executor: AgentExecutor, card: AgentCard) -> Starlette:
     """The agent card at /.well-known/agent-card.json, JSON-RPC and REST endpoints."""
     handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
     builder = _WithClientAddress()
+    rpc = _JsonRpc(request_handler=handler, context_builder=builder)
     return Starlette(
         routes=[
             *create_agent_card_routes(card),
-            *create_jsonrpc_routes(handler, rpc_url=JSONRPC_PATH, context_builder=builder),
+            Route(JSONRPC_PATH, rpc.handle_requests, methods=["POST"]),
             *create_rest_routes(handler, path_prefix=REST_PATH, context_builder=builder),
         ]
     )

@@ -6,23 +6,19 @@ import asyncio
 import socket
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from a2a.client import ClientConfig
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.types import AgentSkill
+from a2a_servers import a2a_server, in_context, served
 from starlette.applications import Starlette
 
 from negotiation_a2a import wire
-from negotiation_a2a.client import A2aArena, RemoteA2aAgent, connect
+from negotiation_a2a.client import RemoteA2aAgent, connect
 from negotiation_platform.agents import ConcessionAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -33,41 +29,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def a2a_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`serve a2a` as a subprocess; its base URL and process while the block runs."""
-    port = free_port()
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "a2a", "--port", str(port), *flags]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-@asynccontextmanager
-async def in_context(base: str, context_id: str) -> AsyncIterator[A2aArena]:
-    async with httpx.AsyncClient() as http:
-        client = await wire.open_client(base, ClientConfig(httpx_client=http, streaming=False))
-        yield A2aArena(client, context_id=context_id)
 
 
 class TestContextIds:
@@ -161,21 +122,6 @@ class Fumbling(AgentExecutor):
         return None
 
 
-@asynccontextmanager
-async def served(executor: Fumbling) -> AsyncIterator[str]:
-    port = free_port()
-    app = fumbling_app(executor, f"http://127.0.0.1:{port}")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
 def fumbling_app(executor: Fumbling, base: str) -> Starlette:
     skill = AgentSkill(id="negotiate", name="negotiate", description="fumbles", tags=["test"])
     return wire.a2a_app(executor, wire.agent_card("fumbling agent", "test", base, [skill]))
@@ -184,7 +130,7 @@ def fumbling_app(executor: Fumbling, base: str) -> Starlette:
 class TestRemoteSeatRetries:
     async def test_an_unreadable_answer_is_refused_and_the_agent_may_try_again(self) -> None:
         executor = Fumbling(fumbles=2)
-        async with served(executor) as base:
+        async with served(lambda base: fumbling_app(executor, base)) as base:
             remote = RemoteA2aAgent(target=base, name="remote", reply_seconds=5)
             result = await asyncio.wait_for(
                 play_match(Arena(), "company_car", [remote, ConcessionAgent(name="local")], seed=6), timeout=60
@@ -196,7 +142,7 @@ class TestRemoteSeatRetries:
 
     async def test_an_agent_that_never_answers_readably_forfeits_with_the_true_reason(self) -> None:
         executor = Fumbling(fumbles=10_000)
-        async with served(executor) as base:
+        async with served(lambda base: fumbling_app(executor, base)) as base:
             remote = RemoteA2aAgent(target=base, name="remote", reply_seconds=5)
             result = await asyncio.wait_for(
                 play_match(Arena(), "company_car", [remote, ConcessionAgent(name="local")], seed=6), timeout=60

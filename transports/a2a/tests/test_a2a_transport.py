@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,11 +12,11 @@ from typing import Any
 import httpx
 import jsonschema
 import pytest
-import uvicorn
 from a2a.client import A2ACardResolver, ClientConfig
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.types import AgentSkill
+from a2a_servers import served
 from mcp import Client
 from starlette.applications import Starlette
 
@@ -53,28 +52,6 @@ async def in_process(arena: Arena | None = None) -> AsyncIterator[tuple[Arena, A
         connect(BASE, http=http) as api,
     ):
         yield arena, api, http
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@asynccontextmanager
-async def served(build: Any) -> AsyncIterator[str]:
-    """An app served by uvicorn on a real 127.0.0.1 socket for the duration of the block."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = uvicorn.Server(uvicorn.Config(build(base), host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    try:
-        yield base
-    finally:
-        server.should_exit = True
-        await task
 
 
 def replay_payoffs(arena: Arena, match_id: str) -> dict[str, float]:

@@ -1,17 +1,38 @@
-"""Entry-point target: registers the MCP transport, and `negotiation-platform serve mcp`."""
+"""Entry-point target: registers the MCP transport (`negotiation-platform serve mcp`, `play --via mcp`)
+and the `mcp-llm` agent kind, a chat model playing as an MCP client (with the `llm` extra)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from negotiation_mcp.limits import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CALLER,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    SessionLimits,
+)
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
 from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
-from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
+from negotiation_platform.arena.policy import add_policy_arguments, count_argument, policy_from_args, positive_argument
 from negotiation_platform.registry import hookimpl
+
+LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
+"""Probed once: `mcp-llm` needs the `llm` extra, and the registry asks for agents on every lookup."""
+
+
+def mcp_llm_agent(seed: int = 0, name: str = "mcp-llm", target: str = "", **options: Any) -> Any:
+    """A chat model (any OpenAI-compatible endpoint) playing its seat by calling the arena's MCP tools."""
+    from negotiation_mcp.mcp_llm import McpLlmAgent
+
+    return McpLlmAgent(seed=seed, name=name, target=target, **options)
+
+
+mcp_llm_agent.needs_target = True  # type: ignore[attr-defined]  # named as mcp-llm:MODEL, never alone
 
 
 class McpTransport:
@@ -33,6 +54,7 @@ class McpTransport:
             default=[],
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
+        add_session_arguments(parser)
         add_policy_arguments(parser)
         add_store_arguments(parser)
         add_exposure_arguments(parser)
@@ -51,7 +73,13 @@ class McpTransport:
         else:
             token = auth_token(args.auth_token_file)
             serve_http(
-                arena, host=args.host, port=args.port, allowed_hosts=args.allowed_host, token=token, view=args.view
+                arena,
+                host=args.host,
+                port=args.port,
+                allowed_hosts=args.allowed_host,
+                token=token,
+                view=args.view,
+                sessions=session_limits(args),
             )
 
     def connects_to(self, via: str) -> bool:
@@ -63,6 +91,37 @@ class McpTransport:
         return connect(via)
 
 
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """HTTP sessions (the handshake era of MCP has them): bounded in all, per caller and in idle time."""
+    parser.add_argument(
+        "--max-sessions",
+        type=count_argument,
+        default=DEFAULT_MAX_SESSIONS,
+        help="HTTP: open MCP sessions in all (then every new session is refused with 503)",
+    )
+    parser.add_argument(
+        "--max-sessions-per-caller",
+        type=count_argument,
+        default=DEFAULT_MAX_SESSIONS_PER_CALLER,
+        help="HTTP: open MCP sessions one caller (client address) may hold; more are refused with 429",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=positive_argument,
+        default=DEFAULT_SESSION_IDLE_TIMEOUT,
+        help="HTTP: seconds an MCP session lives without a request; then it ends",
+    )
+
+
+def session_limits(args: argparse.Namespace) -> SessionLimits:
+    return SessionLimits(args.max_sessions, args.max_sessions_per_caller, args.session_idle_timeout)
+
+
 @hookimpl
 def register_transports() -> dict[str, Any]:
     return {"mcp": McpTransport()}
+
+
+@hookimpl
+def register_agents() -> dict[str, Any]:
+    return {"mcp-llm": mcp_llm_agent} if LLM_AVAILABLE else {}

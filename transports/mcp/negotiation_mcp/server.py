@@ -16,13 +16,15 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources.types import TextResource
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
 from negotiation_mcp import models
+from negotiation_mcp.stdio import Answering
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
-from negotiation_platform.arena.arena import CALLER
+from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import ARGUMENTS, OPERATIONS, run_operation
 from negotiation_platform.rules_text import render_rules
@@ -72,18 +74,18 @@ async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:
         return _refusal(refusal)
 
 
-def caller_of(context: Context | None) -> str:
-    """Who calls, as far as the transport knows: the bearer token when there is one, else the address."""
+def caller_of(context: Context | None) -> Caller:
+    """Who calls, as far as the transport knows: its address, in its MCP session where it has one (the
+    `mcp-session-id` of the handshake era over HTTP; the modern protocol has no sessions). Not the
+    bearer token of --auth-token-file: every client shares that one."""
     try:
         request = getattr(context.request_context, "request", None) if context is not None else None
     except ValueError:  # called outside a request (a direct call in a test)
         request = None
     if request is None:
-        return "stdio"
-    auth = str(request.headers.get("authorization", ""))
-    if auth.startswith("Bearer "):
-        return "token:" + auth.removeprefix("Bearer ")
-    return "address:" + str(request.client.host if request.client else "unknown")
+        return Caller("stdio")
+    address = "address:" + str(request.client.host if request.client else "unknown")
+    return Caller(address, request.headers.get("mcp-session-id") or None)
 
 
 class ArenaMcpServer(MCPServer):
@@ -104,6 +106,13 @@ class ArenaMcpServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         finally:
             CALLER.reset(token)
+
+    async def run_stdio_async(self) -> None:
+        """As the SDK's, except that a line it cannot read gets its JSON-RPC error (see `stdio`)."""
+        async with stdio_server() as (read_stream, write_stream):
+            lowlevel = self._lowlevel_server
+            options = lowlevel.create_initialization_options()
+            await lowlevel.run(Answering(read_stream, write_stream), write_stream, options)
 
 
 def _strict(name: str, model: Any, arguments: dict[str, Any]) -> None:

@@ -5,18 +5,21 @@ from __future__ import annotations
 import logging
 
 import anyio
-import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 
+from negotiation_mcp.limits import SessionLimits
 from negotiation_mcp.server import build_server
+from negotiation_mcp.sessions import per_caller_sessions
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.exposure import (
+    MAX_REQUEST_BYTES,
+    Asgi,
     announce,
     bind,
     is_loopback,
     require_bearer,
+    run_http,
     start_arena,
     with_lifespan,
 )
@@ -38,9 +41,16 @@ def serve_stdio(arena: Arena) -> None:
     anyio.run(run)
 
 
-def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | None = None) -> Starlette:
+def http_app(
+    arena: Arena,
+    host: str = "127.0.0.1",
+    allowed_hosts: list[str] | None = None,
+    sessions: SessionLimits | None = None,
+) -> Asgi:
     """The streamable-HTTP app at /mcp. DNS-rebinding protection is always on: loopback names are
-    allowed, plus the bound host and `allowed_hosts` when serving beyond loopback."""
+    allowed, plus the bound host and `allowed_hosts` when serving beyond loopback. Sessions are
+    bounded in all, per caller and in idle time (`sessions`, see `negotiation_mcp.sessions`)."""
+    sessions = sessions or SessionLimits()
     server = build_server(arena, HouseSeats(arena))
     hosts = list(LOOPBACK_HOSTS)
     if not is_loopback(host):
@@ -51,20 +61,33 @@ def http_app(arena: Arena, host: str = "127.0.0.1", allowed_hosts: list[str] | N
         allowed_hosts=hosts,
         allowed_origins=[f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts],
     )
-    return server.streamable_http_app(host=host, transport_security=security)
+    app = server.streamable_http_app(
+        host=host,
+        transport_security=security,
+        max_request_body_size=MAX_REQUEST_BYTES,
+        max_sessions=sessions.max_sessions,
+        session_idle_timeout=sessions.idle_timeout,
+    )
+    return per_caller_sessions(app, server.session_manager, sessions)
 
 
 def serve_http(
-    arena: Arena, host: str, port: int, allowed_hosts: list[str], token: str | None = None, view: bool = True
+    arena: Arena,
+    host: str,
+    port: int,
+    allowed_hosts: list[str],
+    token: str | None = None,
+    view: bool = True,
+    sessions: SessionLimits | None = None,
 ) -> None:
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
     request; the match viewer (public data only) answers at /view unless `view` is off. Stored matches
     are resumed when the server starts, before it answers."""
     sock = bind(host, port)
-    app = with_lifespan(http_app(arena, host, allowed_hosts), arena)
+    app = with_lifespan(http_app(arena, host, allowed_hosts, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
     from negotiation_platform.viewer.serving import with_viewer  # HTTP only: stdio needs no viewer
 
     served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")
-    uvicorn.Server(uvicorn.Config(served, log_level=logging.getLogger().getEffectiveLevel())).run(sockets=[sock])
+    run_http(served, sock, logging.getLogger().getEffectiveLevel())

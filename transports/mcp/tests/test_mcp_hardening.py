@@ -161,9 +161,33 @@ class TestClocksAndLeaving:
                 await refused(ErrorCode.UNKNOWN_MATCH, api.join_game(waiting["match_id"]))
 
 
+class TestHugeNumbers:
+    async def test_a_huge_bid_is_refused_and_the_auction_finishes(self) -> None:
+        with mcp_server() as url:
+            async with api_for(url) as api:
+                seats = [await api.start_game("auction", name="ann")]
+                mid = seats[0]["match_id"]
+                seats += [await api.join_game(mid, name=name) for name in ("bob", "cy")]
+                for seat in seats:
+                    await api.perform_action(mid, seat["token"], "done", {})
+                err = await refused(
+                    ErrorCode.INVALID_PAYLOAD,
+                    api.perform_action(mid, seats[0]["token"], "bid", {"amount": 2**1024 - 1}),
+                )
+                assert "amount" in err.message and "100" in err.message  # the bound: the largest value
+                state = await api.get_turn_state(mid, seats[0]["token"])
+                assert state["your_turn"] and state["status"] == "running"
+                for seat, amount in zip(seats, (3, 5, 7), strict=True):
+                    await api.perform_action(mid, seat["token"], "bid", {"amount": amount})
+                result = await api.get_result(mid)
+                assert result["status"] == "finished"
+                assert result["terms"]["winner"] == "cy" and result["terms"]["price"] == 7
+
+
 class TestLimits:
     async def test_waiting_and_live_matches_are_limited_and_finished_ones_evicted(self) -> None:
-        flags = ("--max-waiting-per-caller", "2", "--max-live-matches", "4", "--finished-ttl", "0.5")
+        flags = ("--max-waiting-per-caller", "2", "--max-live-matches", "4", "--max-live-per-caller", "4")
+        flags += ("--finished-ttl", "0.5")
         with mcp_server(*flags) as url:
             async with api_for(url) as api:
                 limits = (await api.list_matches())["limits"]
@@ -186,6 +210,60 @@ class TestLimits:
                 assert running["match_id"] not in ids and first["match_id"] not in ids and len(ids) == 2
                 await refused(ErrorCode.UNKNOWN_MATCH, api.get_result(running["match_id"]))
                 await api.start_game("split_100")
+
+    async def test_one_caller_cannot_fill_the_server_and_leaving_gives_its_count_back(self) -> None:
+        # issue 26, defect 8: one caller started 30 matches against house opponents, never played,
+        # and every other caller was refused for hours
+        with mcp_server("--max-live-matches", "30") as url:
+            async with api_for(url) as hog, legacy_api(url) as other:
+                limits = (await hog.list_matches())["limits"]
+                assert (limits["max_live_per_caller"], limits["max_live_per_address"]) == (3, 7)
+                held = [await hog.start_game("split_100", opponents=["concession"]) for _ in range(3)]
+                err = await refused(ErrorCode.LIMIT_REACHED, hog.start_game("split_100", opponents=["concession"]))
+                assert err.details == {"limit": "max_live_per_caller"}
+                # another caller (its own MCP session) is not locked out, up to its address's share
+                for _ in range(3):
+                    await other.start_game("split_100", opponents=["concession"])
+                await hog.leave_game(held[0]["match_id"], held[0]["token"])  # its turns are now default moves
+                await hog.start_game("auction", opponents=["concession", "concession"])  # a house seat is nobody's
+                err = await refused(ErrorCode.LIMIT_REACHED, other.start_game("split_100"))
+                assert err.details == {"limit": "max_live_per_caller"}
+
+    async def test_sessions_of_one_address_share_its_bound(self) -> None:
+        with mcp_server("--max-live-per-caller", "2", "--max-live-per-address", "3") as url:
+            async with legacy_api(url) as one, legacy_api(url) as two:
+                for api in (one, two, one):
+                    await api.start_game("split_100", opponents=["concession"])
+                err = await refused(ErrorCode.LIMIT_REACHED, two.start_game("split_100", opponents=["concession"]))
+                assert err.details == {"limit": "max_live_per_address"}
+
+    async def test_house_seats_are_never_waited_for_and_a_shared_token_is_not_one_caller(self, tmp_path: Any) -> None:
+        # issue 26, defect 9: 29 of 40 concurrent start_game(opponents=["concession"]) calls were
+        # refused "10 matches waiting", and every client of --auth-token-file counted as one caller
+        token_file = tmp_path / "token"
+        token_file.write_text("s3cret\n")
+        with mcp_server("--auth-token-file", str(token_file)) as url:
+            async with legacy_api(url, "s3cret") as one, legacy_api(url, "s3cret") as two:
+                started = await asyncio.gather(
+                    *(one.start_game("split_100", opponents=["concession"]) for _ in range(40))
+                )
+                assert len({s["match_id"] for s in started}) == 40
+                for _ in range(10):
+                    await one.start_game("split_100")  # waiting for a second client, ten allowed
+                err = await refused(ErrorCode.LIMIT_REACHED, one.start_game("split_100"))
+                assert err.details == {"limit": "max_waiting_per_caller"}
+                await two.start_game("split_100")  # same token and address, its own session
+
+
+@asynccontextmanager
+async def legacy_api(url: str, token: str | None = None) -> AsyncIterator[McpArena]:
+    """A client in the handshake era of MCP, whose calls carry its own `mcp-session-id`."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
+        yield McpArena(client)
 
 
 class TestStrictArguments:
