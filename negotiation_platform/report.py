@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from negotiation_platform.analysis import analyze
+from negotiation_platform.analysis import analyze, failure_summary
 from negotiation_platform.analysis.metrics import role_point
 from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.report_format import Column, Section, Unit, axis_amount, html_page, markdown_page
-from negotiation_platform.tournament import RESULTS, finished_rows
+from negotiation_platform.tournament import RESULTS, failure_rows, finished_rows
 
 TITLE = "Tournament report"
 
@@ -44,6 +44,11 @@ def write_report(directory: str | Path, *, samples: int = 200, registry: Registr
     for game in sorted(analysis["metagame"]):
         sections.append(_game_section(game, analysis, figures, registry))
     sections.append(_ratings_section(analysis, figures))
+    if analysis["usage"]:
+        sections.append(_usage_section(analysis["usage"]))
+    failures = failure_summary(failure_rows(out))
+    if failures:
+        sections.append(_failures_section(failures))
     written = [figures / name for section in sections for name in section.figures]
     (out / "report.md").write_text(markdown_page(TITLE, sections))
     (out / "report.html").write_text(html_page(TITLE, sections))
@@ -185,6 +190,39 @@ def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
     columns = [Column("scope", Unit.TEXT), Column("method", Unit.TEXT), Column("agent", Unit.TEXT)]
     columns += [Column("rating", Unit.RATING), Column("low", Unit.RATING), Column("high", Unit.RATING)]
     return Section("Ratings (pairwise wins by surplus)", columns, rows, [name])
+
+
+USAGE_COLUMNS = [
+    ("seats", Unit.COUNT),
+    ("forfeits", Unit.COUNT),
+    ("calls", Unit.COUNT),
+    ("cache_hits", Unit.COUNT),
+    ("failed_calls", Unit.COUNT),
+    ("prompt_tokens", Unit.COUNT),
+    ("cached_tokens", Unit.COUNT),
+    ("completion_tokens", Unit.COUNT),
+    ("seconds", Unit.SECONDS),
+]
+
+
+def _usage_section(usage: dict[str, dict[str, Any]]) -> Section:
+    """What the LLM seats used: calls, tokens and time per agent, and their cost where prices were given."""
+    priced = any(entry.get("cost_usd") is not None for entry in usage.values())
+    columns = [Column("agent", Unit.TEXT), *(Column(key.replace("_", " "), unit) for key, unit in USAGE_COLUMNS)]
+    rows = [[agent, *(entry.get(key) for key, _ in USAGE_COLUMNS)] for agent, entry in usage.items()]
+    if priced:
+        columns.append(Column("cost", Unit.USD))
+        for row, entry in zip(rows, usage.values(), strict=True):
+            row.append(entry.get("cost_usd"))
+    note = "Model calls answered from the response cache cost nothing and are counted apart (cache hits)."
+    return Section("LLM usage" + (" and cost" if priced else ""), columns, rows, note=note)
+
+
+def _failures_section(failures: list[dict[str, Any]]) -> Section:
+    """Matches that failed (failures.jsonl), grouped by reason: they are missing from every table above."""
+    rows = [[failure["error"], failure["count"]] for failure in failures]
+    note = "These matches are in no table above; a re-run of the same tournament plays them again."
+    return Section("Failed matches", [Column("reason", Unit.TEXT), Column("matches", Unit.COUNT)], rows, note=note)
 
 
 def _save(figure: Any, path: Path) -> str:

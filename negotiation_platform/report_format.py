@@ -24,6 +24,9 @@ class Unit(Enum):
     """Money, utility or payoff: separators, cents only for small amounts."""
     ROUNDS = "rounds"
     RATING = "rating"
+    SECONDS = "seconds"
+    USD = "usd"
+    """Dollars: cents, or four decimals for the fractions of a cent a few tokens cost."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,10 @@ def cell(value: Any, unit: Unit) -> str:
         return f"{number:,.1f}"
     if unit is Unit.RATING:
         return f"{number:,.0f}"
+    if unit is Unit.SECONDS:
+        return f"{number:,.1f} s"
+    if unit is Unit.USD:
+        return f"${number:,.2f}" if abs(number) >= 1 or number == 0 else f"${number:.4f}"
     return f"{number:,.0f}" if abs(number) >= 1_000 else f"{number:,.2f}"
 
 

@@ -6,6 +6,11 @@ this process for seats that wait on someone remote, such as `llm:` and `a2a:` ag
 one small row per finished match. Rows keep per-round offer positions for concession curves,
 not the event log. Match seeds are 0..N−1 for every pairing (common random numbers), and each
 agent is seeded from the match seed and its seat exactly as `negotiation-platform play` does.
+
+A match that fails (an endpoint that cannot serve, a crash) is written to `out/failures.jsonl`
+with its reason and played again by the next run, which drops the rows of the matches it has
+now played. Rows of matches with LLM seats carry each seat's transcript, its token usage and,
+given a price table, its cost (see `agents.llm_usage`).
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from negotiation_platform.agents.base import Agent, Decision
-from negotiation_platform.agents.catalog import known_agent, make_agent
+from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.llm_usage import Prices, add_usage, cost_usd, usage_totals
 from negotiation_platform.agents.offers import menu_utility
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -111,6 +117,27 @@ def finished_rows(out: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
+def failure_rows(out: Path) -> list[dict[str, Any]]:
+    """The rows of out/failures.jsonl ({key, error}), the latest per match, in the order written."""
+    latest: dict[str, dict[str, Any]] = {}
+    path = out / FAILURES
+    for line in path.read_text().splitlines() if path.exists() else []:
+        with contextlib.suppress(json.JSONDecodeError):
+            row = json.loads(line)
+            latest.pop(row["key"], None)
+            latest[row["key"]] = row
+    return list(latest.values())
+
+
+def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> None:
+    """Keep in out/failures.jsonl only the latest row of each match still not played."""
+    path = out / FAILURES
+    kept = [row for row in failure_rows(out) if row["key"] not in done]
+    staged = path.with_suffix(".jsonl.tmp")
+    staged.write_text("".join(json.dumps(row) + "\n" for row in kept))
+    staged.replace(path)
+
+
 def run_tournament(
     games: list[str],
     agents: list[str],
@@ -121,19 +148,29 @@ def run_tournament(
     out: str | Path = "tournament",
     configs: dict[str, dict[str, Any]] | None = None,
     agent_options: dict[str, Any] | None = None,
+    prices: Prices | None = None,
     registry: Registry | None = None,
     on_schedule: Callable[[int, int], None] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    on_failure: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play every scheduled match not yet in `out`; returns all rows of the schedule, in schedule order.
 
-    `agent_options` go to every remote-kind agent (e.g. an `llm` agent's base_url or temperature);
-    `on_schedule(scheduled, to_play)` is called once before play, `progress` with each new row as it lands.
+    `agent_options` go to every remote-kind agent (e.g. an `llm` agent's base_url or temperature) and
+    are checked against what those kinds take before anything is played; `prices` (USD per million
+    tokens by model) add costs to the rows. `on_schedule(scheduled, to_play)` is called once before
+    play, `progress` with each new row as it lands, `on_failure` with each failure row
+    ({key, error}) of this run.
     """
     if workers < 1:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "workers must be at least 1.")
     registry = registry or Registry()
     plans = schedule(registry, games, agents, seeds=seeds, swap_roles=swap_roles, configs=configs)
+    kinds = {spec.partition(":")[0] for spec in agents}
+    if agent_options:
+        check_agent_options(registry, kinds & REMOTE_KINDS, agent_options)
+    if prices is not None:
+        _check_prices(registry, agents, prices)
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     done = finished_rows(directory)
@@ -144,8 +181,11 @@ def run_tournament(
 
         def land(plan: MatchPlan, row: dict[str, Any] | None, error: str | None) -> None:
             if row is None:
-                failures.write(json.dumps({"key": plan.key, "error": error}) + "\n")
+                failure = {"key": plan.key, "error": error}
+                failures.write(json.dumps(failure) + "\n")
                 failures.flush()
+                if on_failure is not None:
+                    on_failure(failure)
                 return
             done[plan.key] = row
             results.write(json.dumps(row, sort_keys=True) + "\n")
@@ -156,8 +196,21 @@ def run_tournament(
         _run_local([p for p in todo if not p.remote], workers, agent_options, land)
         remote = [p for p in todo if p.remote]
         if remote:
-            asyncio.run(_run_remote(remote, workers, agent_options, registry, land))
+            asyncio.run(_run_remote(remote, workers, agent_options, registry, land, prices))
+    _rewrite_failures(directory, done)
     return [done[plan.key] for plan in plans if plan.key in done]
+
+
+def _check_prices(registry: Registry, agents: list[str], prices: Prices) -> None:
+    """A price table must price every model that an agent billing tokens plays (`bills_tokens`)."""
+    billed = {
+        spec.partition(":")[2]
+        for spec in agents
+        if getattr(registry.agents()[spec.partition(":")[0]], "bills_tokens", False)
+    }
+    missing = sorted(billed - set(prices))
+    if missing:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"the price table has no prices for models {missing}.")
 
 
 def _run_local(
@@ -188,6 +241,7 @@ async def _run_remote(
     options: dict[str, Any] | None,
     registry: Registry,
     land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
+    prices: Prices | None = None,
 ) -> None:
     """Matches with remote seats, `concurrency` at a time, each in its own in-process arena."""
     gate = asyncio.Semaphore(concurrency)
@@ -195,7 +249,7 @@ async def _run_remote(
     async def one(plan: MatchPlan) -> None:
         async with gate:
             try:
-                row = await play_plan(plan, registry, options)
+                row = await play_plan(plan, registry, options, prices)
             except Exception as exc:  # a remote seat fails however its client library does: log it, retry next run
                 land(plan, None, f"{type(exc).__name__}: {exc}")
             else:
@@ -225,8 +279,11 @@ def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[
     return asyncio.run(play_all())
 
 
-async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and offers."""
+async def play_plan(
+    plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None, prices: Prices | None = None
+) -> dict[str, Any]:
+    """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and
+    offers; for seats that keep a transcript (LLM seats), the transcripts, forfeits and usage too."""
     recorders = [
         Recorder(_agent(registry, spec, random.Random(f"{plan.seed}:{seat}").getrandbits(32), options))
         for seat, spec in enumerate(plan.agents)
@@ -259,7 +316,34 @@ async def play_plan(plan: MatchPlan, registry: Registry, options: dict[str, Any]
     transcripts = [getattr(r.agent, "transcript", None) for r in recorders]
     if any(t is not None for t in transcripts):
         row["transcripts"] = transcripts  # per seat, an llm seat's raw replies: the only large part of a row
+        row["forfeits"] = forfeits(result["events"], seat_ids)
+        row["usage"] = [seat_usage(r.agent, t, prices) for r, t in zip(recorders, transcripts, strict=True)]
+        totals: dict[str, Any] = {}
+        for usage in row["usage"]:
+            totals = add_usage(totals, usage) if usage is not None else totals
+        row["usage_total"] = totals
     return row
+
+
+def forfeits(events: list[dict[str, Any]], seat_ids: list[str]) -> list[int]:
+    """Per seat, how many of its moves its agent forfeited (the engine played the default for it)."""
+    counts = dict.fromkeys(seat_ids, 0)
+    for event in events:
+        if event["kind"] == "timeout" and event["data"].get("forfeit"):
+            for seat in event["data"]["players"]:
+                counts[seat] += 1
+    return [counts[seat] for seat in seat_ids]
+
+
+def seat_usage(agent: Any, transcript: list[dict[str, Any]] | None, prices: Prices | None) -> dict[str, Any] | None:
+    """A seat's calls, tokens and seconds (None for seats without a transcript); priced when a table is given."""
+    if transcript is None:
+        return None
+    usage = usage_totals(transcript)
+    model = getattr(agent, "model", None)
+    if prices is not None and isinstance(model, str):
+        usage["cost_usd"] = cost_usd(prices, model, usage)
+    return usage
 
 
 def _role_names(registry: Registry, game: str, config: dict[str, Any] | None) -> tuple[str, ...]:
@@ -275,12 +359,8 @@ _ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:
-    """`make_agent`, plus the tournament's agent options for remote kinds (they take keyword options)."""
-    kind, _, target = spec.partition(":")
-    if not options or kind not in REMOTE_KINDS:
-        return make_agent(registry, spec, seed)
-    agent: Agent = registry.agents()[kind](seed=seed, name=kind, **({"target": target} if target else {}), **options)
-    return agent
+    """`make_agent`, with the tournament's agent options for remote kinds (they take keyword options)."""
+    return make_agent(registry, spec, seed, options if spec.partition(":")[0] in REMOTE_KINDS else None)
 
 
 class Recorder:

@@ -146,3 +146,18 @@ def test_same_seed_and_inputs_same_transcript_different_seed_differs() -> None:
 
     assert run(5) == run(5)
     assert any(run(5) != run(s) for s in range(6, 10))
+
+
+def test_forfeits_replay_as_forfeits_and_old_logs_as_they_were() -> None:
+    """A forfeit logs `forfeit: true` and a `forfeited` move; a log stored before forfeits were told
+    apart (no `forfeit` key, the move `timed_out`) replays to itself, unchanged."""
+    for forfeit, flag in ((True, "forfeited"), (False, "timed_out")):
+        original = Match(Split100Game, ["a", "b"], seed=2)
+        original.play_default(original.acting()[0], "3 unusable replies: no JSON", forfeit=forfeit)
+        logged = [e.to_dict() for e in original.events]
+        notice = next(e for e in logged if e["kind"] == "timeout")
+        move = next(e for e in logged if e["kind"] == "action")
+        assert ("forfeit" in notice["data"]) is forfeit and move["data"][flag] is True
+        assert ("timed_out" in move["data"]) is not forfeit
+        rebuilt = Match.replay(Split100Game, ["a", "b"], original.events, seed=2)
+        assert snapshot(rebuilt) == snapshot(original)

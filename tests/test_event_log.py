@@ -24,7 +24,7 @@ def test_events_read_back_with_their_round_phase_actor_and_data() -> None:
     log.enter(1, "talk")
     log.append(EventKind.MESSAGE, "a", {"content": "hi", "to": ["b"]}, ("a", "b"))
     log.append_action("b", "propose", {"mine": 60}, ("mine",))
-    log.append_action("a", "accept", {}, (), timed_out=True)
+    log.append_action("a", "accept", {}, (), default="timed_out")
     log.append_phase_ended()
     log.append_round_started(2)
     result = GameResult("m", PLAYERS, "a", {"a": 1.0, "b": 0.0}, 2, {"deal": True}, True)

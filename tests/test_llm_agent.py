@@ -1,18 +1,11 @@
-"""The `llm` agent against a small OpenAI-compatible endpoint served from the test on a real 127.0.0.1 socket.
-
-The fake model reads the legal actions out of the prompt like a model would, prefers `accept`,
-and otherwise picks a legal action with a schema-valid payload; its first reply is malformed.
-"""
+"""The `llm` agent against a small OpenAI-compatible endpoint served from the test on a real 127.0.0.1 socket
+(`tests.fake_openai`): its first reply is malformed, then it plays legal moves read from the prompt."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import random
-import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,74 +16,13 @@ pytest.importorskip("openai")
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm import LLMAgent
-from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.arena import Arena
+from negotiation_platform.cli.main import _event_line
+from negotiation_platform.engine import Match
+from negotiation_platform.engine.events import Event
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
-
-MALFORMED = 'Sure! My move is {"action_type": "propose", "payload": {'
-
-
-class FakeModel:
-    """Scripted replies: the first is malformed, then a legal move read from the prompt."""
-
-    def __init__(self, json_mode: bool) -> None:
-        self.json_mode = json_mode
-        self.requests: list[dict[str, Any]] = []
-        self.rng = random.Random(0)
-
-    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if "response_format" in request and not self.json_mode:
-            return 400, {"error": {"message": "response_format is not supported", "type": "invalid_request_error"}}
-        self.requests.append(request)
-        if len(self.requests) == 1:
-            return 200, completion(MALFORMED)
-        prompt = request["messages"][1]["content"]
-        actions = json.loads(prompt.split("Allowed actions now: ", 1)[1].split("\n\n", 1)[0])
-        if not actions:
-            return 200, completion(json.dumps({"action_type": None, "message": "I am ready to bid."}))
-        names = [a["name"] for a in actions]
-        choice = actions[names.index("accept")] if "accept" in names else self.rng.choice(actions)
-        move = {"action_type": choice["name"], "payload": sample_payload(choice["payload_schema"], self.rng)}
-        if "You may also send a public message" in prompt:
-            move["message"] = "I value this highly; let us be quick."
-        return 200, completion("```json\n" + json.dumps(move) + "\n```")
-
-
-def completion(text: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "fake",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
-
-
-def serve(model: FakeModel) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            status, reply = model.reply(body) if self.path == "/v1/chat/completions" else (404, {})
-            data = json.dumps(reply).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+from tests.fake_openai import MALFORMED, FakeModel, closed_port, completion, serve
 
 
 @pytest.fixture
@@ -173,14 +105,21 @@ def test_unusable_replies_forfeit_the_move_after_the_bound() -> None:
     assert len(model.requests) == len(agent.transcript) and len(agent.transcript) % 2 == 0
     assert all(entry["problem"] == "it contains no JSON object." for entry in agent.transcript)
     forfeits = [e for e in result["events"] if e["kind"] == "timeout" and e["data"]["players"] == ["llm"]]
-    assert forfeits and all("no usable reply in 2 tries" in e["data"]["reason"] for e in forfeits)
-    assert all(e["data"]["timed_out"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm")
+    assert forfeits and all(e["data"]["reason"].startswith("2 unusable replies: it contains") for e in forfeits)
+    assert all(e["data"]["forfeit"] is True for e in forfeits)
+    moves = [e["data"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm"]
+    assert moves and all(data["forfeited"] and "timed_out" not in data for data in moves)
+    shown = [_event_line(e) for e in result["events"] if e["actor"] == "llm" or e["kind"] == "timeout"]
+    assert "llm forfeited: 2 unusable replies: it contains no JSON object." in shown[0]
+    assert shown[1].endswith("(forfeited)") and not any("timed out" in line for line in shown)
+    events = [Event.from_dict(e) for e in result["events"]]  # a forfeit replays as a forfeit
+    game = Registry().game("company_car").cls
+    replayed = Match.replay(game, list(result["players"]), events, seed=1, match_id=result["match_id"])
+    assert [e.data for e in replayed.events] == [e["data"] for e in result["events"]]
 
 
 def test_an_unreachable_endpoint_fails_the_match_not_the_tournament(tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = closed_port()
     rows = run_tournament(
         ["split_100"],
         ["llm:fake-model", "concession"],
@@ -193,4 +132,5 @@ def test_an_unreachable_endpoint_fails_the_match_not_the_tournament(tmp_path: Pa
         "split_100|llm:fake-model,llm:fake-model|0",
         "split_100|llm:fake-model,concession|0",
     }
-    assert all("Connection" in f["error"] for f in failures)
+    named = f"EndpointError: http://127.0.0.1:{port}/v1 could not serve model 'fake-model': APIConnectionError"
+    assert all(f["error"].startswith(named) for f in failures)

@@ -94,3 +94,31 @@ def test_figures_name_the_roles_and_count_rounds_in_whole_numbers(tmp_path: Path
     ticks = [t for t in curves.get_xticks() if curves.get_xlim()[0] <= t <= curves.get_xlim()[1]]
     assert ticks and all(float(t).is_integer() for t in ticks)
     plt.close("all")
+
+
+def test_llm_usage_cost_and_failed_matches_have_their_tables(tmp_path: Path) -> None:
+    from tests.fake_openai import FakeModel, closed_port, serve
+
+    down = f"http://127.0.0.1:{closed_port()}/v1"
+    run_tournament(
+        ["company_car"],
+        ["llm:fake-model", "concession"],
+        out=tmp_path,
+        agent_options={"base_url": down, "api_key": "t"},
+    )
+    for endpoint in serve(FakeModel(malformed_first=False)):
+        run_tournament(
+            ["split_100"],
+            ["llm:fake-model", "concession"],
+            out=tmp_path,
+            agent_options={"base_url": endpoint, "api_key": "t"},
+            prices={"fake-model": {"input": 2.5, "output": 10.0}},
+        )
+    write_report(tmp_path, samples=5)
+    markdown = (tmp_path / "report.md").read_text()
+    usage = markdown.split("## LLM usage and cost", 1)[1].split("\n## ", 1)[0]
+    assert "| agent | seats | forfeits | calls |" in usage and "| cost |" in usage
+    assert "\n| llm:fake-model | 3 | 0 | 4 |" in usage and "\n| total | 3 |" in usage  # two matches, three seats
+    assert "| $0.0001 |" in usage  # four calls of two tokens at $2.50 and $10 per million
+    failed = markdown.split("## Failed matches", 1)[1]
+    assert f"EndpointError: {down} could not serve model 'fake-model'" in failed and failed.rstrip().endswith("| 2 |")

@@ -87,11 +87,11 @@ def test_cli_tournament_resumes(tmp_path: Path) -> None:
                "--config", 'split_100={"rounds": 4}']  # fmt: skip
     first = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert "8 matches (8 new)" in first.stdout
+    assert "8 scheduled: 8 played, 0 skipped (done before), 0 failed; 8 matches" in first.stdout
     rows = [json.loads(line) for line in (tmp_path / "matches.jsonl").read_text().splitlines()]
     assert len(rows) == 8 and all(row["config"] == {"rounds": 4} and row["rounds"] <= 4 for row in rows)
     second = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert "8 matches (0 new)" in second.stdout
+    assert "8 scheduled: 0 played, 8 skipped (done before), 0 failed; 8 matches" in second.stdout
     bad = subprocess.run([*command[:5], "chess", "--agents", "random"], capture_output=True, text=True, timeout=120)
     [line] = bad.stderr.splitlines()  # one line: no empty progress bar before it
     assert bad.returncode == 2 and line.startswith("negotiation-platform tournament: No game 'chess'")

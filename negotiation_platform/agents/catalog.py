@@ -6,6 +6,8 @@ register an agent kind that plays for someone remote.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.agents.base import Agent
@@ -25,8 +27,15 @@ def known_agent(registry: Registry, spec: str) -> bool:
     return isinstance(spec, str) and spec.partition(":")[0] in registry.agents()
 
 
-def make_agent(registry: Registry, spec: str, seed: int, allow: AllowList | None = None) -> Agent:
-    """An agent for `spec`, seeded; unknown names raise NegotiationError(invalid_argument).
+def make_agent(
+    registry: Registry,
+    spec: str,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    allow: AllowList | None = None,
+) -> Agent:
+    """An agent for `spec`, seeded, given `options` (keyword options of its kind, checked by
+    `check_agent_options`); unknown names raise NegotiationError(invalid_argument).
 
     A kind that contacts URLs (its factory says `checks_urls = True`) is handed `allow`, the URLs
     a served arena lets it contact (None: any)."""
@@ -36,8 +45,33 @@ def make_agent(registry: Registry, spec: str, seed: int, allow: AllowList | None
         )
     kind, _, target = spec.partition(":")
     factory = registry.agents()[kind]
-    options: dict[str, Any] = {"target": target} if target else {}
+    implied: dict[str, Any] = {"target": target} if target else {}
     if allow is not None and getattr(factory, "checks_urls", False):
-        options["allow"] = allow
-    agent: Agent = factory(seed=seed, name=kind, **options)
+        implied["allow"] = allow
+    agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))
     return agent
+
+
+IMPLIED = frozenset({"seed", "name", "target", "allow"})
+"""What `make_agent` passes itself: not options a user sets."""
+
+
+def option_names(factory: Any) -> list[str] | None:
+    """The keyword options an agent factory takes (None: it takes any, through **kwargs)."""
+    parameters = inspect.signature(factory).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    keywords = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sorted(p.name for p in parameters if p.kind in keywords and p.name not in IMPLIED)
+
+
+def check_agent_options(registry: Registry, kinds: Iterable[str], options: dict[str, Any]) -> None:
+    """Refuse, before anything is played, option keys that an agent kind given them does not take."""
+    for kind in sorted(set(kinds)):
+        known = option_names(registry.agents()[kind])
+        unknown = sorted(set(options) - set(known)) if known is not None else []
+        if unknown:
+            raise NegotiationError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"Unknown option(s) {unknown} for {kind} agents; known options: {', '.join(known or []) or '(none)'}.",
+            )

@@ -146,7 +146,11 @@ async def _forfeit(arena: ArenaApi, match_id: str, seat: SeatHandle, reason: str
     play_default = getattr(arena, "play_default", None)
     if play_default is None:
         raise AgentGaveUp(f"{seat.agent_id} forfeited ({reason}) through a connection that cannot play defaults")
-    await play_default(match_id, seat.token, reason)
+    try:
+        await play_default(match_id, seat.token, reason)
+    except NegotiationError as late:
+        if late.code not in OVERTAKEN:
+            raise  # else a clock played the seat's default first, or ended the match: nothing is left to forfeit
 
 
 async def play_match(

@@ -60,7 +60,7 @@ class HouseSeats:
         seated = []
         for index, opponent in enumerate(opponents):
             seed = random.Random(f"{match_id}:{index}").getrandbits(32)
-            agent = make_agent(registry, opponent, seed, self.arena.policy.remote_agents)
+            agent = make_agent(registry, opponent, seed, allow=self.arena.policy.remote_agents)
             joined = await self.arena.join_game(match_id, name=agent.name, house={"agent": opponent, "seed": seed})
             self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
@@ -75,7 +75,9 @@ class HouseSeats:
             log.warning("match %s: seat %s (%r) is not played again: not allowed here", match_id, agent_id, spec)
             return
         try:
-            agent = make_agent(self.arena.registry, spec, int(house.get("seed", 0)), self.arena.policy.remote_agents)
+            agent = make_agent(
+                self.arena.registry, spec, int(house.get("seed", 0)), allow=self.arena.policy.remote_agents
+            )
         except NegotiationError as refused:
             log.warning("match %s: seat %s (%s) is not played again: %s", match_id, agent_id, spec, refused.message)
             return

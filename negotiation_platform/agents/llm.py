@@ -8,20 +8,25 @@ arguments, as the games' prompts show them, plus a public message. JSON mode
 refuses it. An unreadable reply is answered with what was wrong, up to `max_replies` times per
 decision; a move the arena refuses comes back through the driver with the refusal, up to
 `max_refusals` times per turn; past either bound the agent forfeits its move (the game's default
-action is played). Every raw reply is kept in `transcript` (the tournament stores it per seat).
+action is played, the reason logged). Calls go through `llm_calls.Caller`: retried on 429, 5xx and
+timeouts, limited per endpoint, bounded by the move's deadline, optionally cached on disk
+(`llm_cache`); a move whose calls all fail is forfeited too. Every raw reply is kept in `transcript`
+with its token usage and latency (the tournament stores it per seat and totals it).
 
 Needs the `llm` extra (`openai`). The endpoint comes from `base_url`/`api_key` options or the
-environment (OPENAI_BASE_URL, OPENAI_API_KEY).
+environment (OPENAI_BASE_URL, OPENAI_API_KEY). Sampled replies (temperature > 0) are cached only
+with `cache_sampled`: a cache would otherwise replay one sample for ever.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
+import time
 from typing import Any
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
+from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply, open_caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
@@ -34,10 +39,39 @@ FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 class LLMAgent:
-    """Plays any game by asking an OpenAI-compatible chat model for a JSON move."""
+    """Plays any game by asking an OpenAI-compatible chat model for a JSON move.
+
+    Every option from `base_url` on is also an `--agent-config` key of `negotiation-platform
+    tournament` and `play`; a key not listed here is refused before the first match.
+
+    Args:
+        seed: the seat's seed (set by the tournament; used for nothing the endpoint sees).
+        name: the seat's name.
+        target: the model, as in `llm:MODEL`.
+        base_url: the endpoint's base URL (default: OPENAI_BASE_URL, else OpenAI's own).
+        api_key: the key (default: OPENAI_API_KEY).
+        temperature: the sampling temperature; above 0, replies are cached only with `cache_sampled`.
+        max_replies: unusable replies (no JSON, no legal action) per move before it is forfeited.
+        max_refusals: moves the arena refuses in a row before the next one is forfeited.
+        json_mode: ask for `response_format={"type": "json_object"}` (dropped if the endpoint refuses it).
+        timeout: seconds one request may take.
+        max_tokens: the completion's token bound (None: the endpoint's).
+        retries: tries after the first on 408, 409, 429, 5xx and timeouts.
+        backoff: the first wait between tries, in seconds; doubled each try, with full jitter.
+        max_backoff: the longest wait between tries (a `Retry-After` header is obeyed instead).
+        move_seconds: the most one move's calls may take, retries included (None: no bound but the
+            turn clock, whose default move comes after the turn state's `deadline_seconds`).
+        max_concurrency: the most requests in flight to this endpoint, shared by every agent of the
+            process that names the same URL (the first one's limit holds).
+        cache: an SQLite file of replies keyed by (endpoint, model, messages, options).
+        cache_sampled: cache replies sampled at a temperature above 0 too (keyed by the seat's seed as
+            well, so a replay of the same seeds gets the same draws and other seeds their own).
+    """
 
     needs_target = True
     """Named as `llm:MODEL`: the kind alone is not a playable agent."""
+    bills_tokens = True
+    """Its transcript reports token usage: a tournament's price table must price its model."""
 
     def __init__(
         self,
@@ -53,9 +87,14 @@ class LLMAgent:
         json_mode: bool = True,
         timeout: float = 60.0,
         max_tokens: int | None = None,
+        retries: int = 4,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        move_seconds: float | None = None,
+        max_concurrency: int | None = None,
+        cache: str | None = None,
+        cache_sampled: bool = False,
     ) -> None:
-        from openai import AsyncOpenAI
-
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "llm agents need a model: llm:MODEL.")
         self.name = name
@@ -66,13 +105,20 @@ class LLMAgent:
         self.max_refusals = max_refusals
         self.json_mode = json_mode
         self.max_tokens = max_tokens
+        self.move_seconds = move_seconds
         self.transcript: list[dict[str, Any]] = []
+        """One entry per reply asked for: the raw reply, what was wrong with it, its usage and latency."""
         self._refusals = 0
-        self._client = AsyncOpenAI(
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
-            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
+        self._caller = open_caller(
+            target,
+            base_url=base_url,
+            api_key=api_key,
             timeout=timeout,
-            max_retries=1,
+            retries=retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_concurrency=max_concurrency,
+            cache=cache if temperature <= 0 or cache_sampled else None,
         )
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
@@ -81,36 +127,59 @@ class LLMAgent:
         if self._refusals > self.max_refusals:
             why = (refusal or {}).get("error", {}).get("message", "")
             return Decision(forfeit=f"{self.max_refusals} refused moves in a row: {why}")
+        deadline = move_deadline(self.move_seconds, turn.get("deadline_seconds"))
         conversation = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": situation(turn)}]
         problem = ""
+        where = {"round": turn.get("round"), "phase": turn.get("phase")}
         for _ in range(self.max_replies):
-            text = await self._complete(conversation)
-            decision, problem = read_reply(text, turn)
+            try:
+                reply = await self._complete(conversation, deadline)
+            except CallsFailed as failed:
+                self.transcript.append({**where, "reply": None, "problem": f"endpoint: {failed}"})
+                return Decision(forfeit=f"endpoint failed: {failed}")
+            decision, problem = read_reply(reply.text, turn)
             self.transcript.append(
-                {"round": turn.get("round"), "phase": turn.get("phase"), "reply": text, "problem": problem or None}
+                {
+                    **where,
+                    "reply": reply.text,
+                    "problem": problem or None,
+                    "usage": reply.usage,
+                    "seconds": reply.seconds,
+                    "tries": reply.tries,
+                    "cache_hit": reply.cache_hit,
+                }
             )
             if decision is not None:
                 return decision
             conversation += [
-                {"role": "assistant", "content": text},
+                {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": f"That reply was not usable: {problem} Reply with one JSON object only."},
             ]
-        return Decision(forfeit=f"no usable reply in {self.max_replies} tries: {problem}")
+        return Decision(forfeit=f"{self.max_replies} unusable replies: {problem}")
 
-    async def _complete(self, conversation: list[dict[str, Any]]) -> str:
-        from openai import BadRequestError
-
-        options: dict[str, Any] = {"model": self.model, "messages": conversation, "temperature": self.temperature}
+    async def _complete(self, conversation: list[dict[str, Any]], deadline: float | None) -> Reply:
+        request: dict[str, Any] = {"messages": conversation, "temperature": self.temperature}
         if self.max_tokens is not None:
-            options["max_tokens"] = self.max_tokens
+            request["max_tokens"] = self.max_tokens
+        draw = self.seed if self.temperature > 0 else None  # a sample is this seat's, not every seed's
         if self.json_mode:
             try:
-                reply = await self._client.chat.completions.create(**options, response_format={"type": "json_object"})
-                return reply.choices[0].message.content or ""
-            except BadRequestError:
+                return await self._caller.complete(
+                    {**request, "response_format": {"type": "json_object"}}, deadline, draw=draw
+                )
+            except JsonModeRefused:
                 self.json_mode = False  # the endpoint does not do JSON mode: ask plainly from now on
-        reply = await self._client.chat.completions.create(**options)
-        return reply.choices[0].message.content or ""
+        return await self._caller.complete(request, deadline, draw=draw)
+
+
+def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> float | None:
+    """When this move's calls must be done (a `time.monotonic()` instant): within `move_seconds`, and
+    before the turn clock plays the seat's default move, with a quarter of the clock (at most a
+    second) kept to forfeit in (None: neither bounds it)."""
+    bounds = [move_seconds] if move_seconds is not None else []
+    if clock_seconds is not None:
+        bounds.append(max(0.0, clock_seconds - min(1.0, clock_seconds / 4)))
+    return time.monotonic() + min(bounds) if bounds else None
 
 
 def situation(turn: dict[str, Any]) -> str:

@@ -7,9 +7,10 @@ from typing import Any
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.engine.event_log import played_by_default
 
 OWN_MOVES = frozenset({"action", "message"})
-"""Event kinds that are a seat's own decisions (a timed-out default is marked `timed_out`)."""
+"""Event kinds that are a seat's own decisions (a default the engine played is marked `timed_out` or `forfeited`)."""
 
 
 class RandomAgent:
@@ -52,7 +53,7 @@ class RandomAgent:
             if event["seq"] > self._counted_to:
                 self._counted_to = event["seq"]
                 own = event["actor"] == me and event["kind"] in OWN_MOVES
-                if own and not event["data"].get("timed_out"):
+                if own and not played_by_default(event["data"]):
                     self._moves += 1
 
     def _generator(self, turn: dict[str, Any]) -> random.Random:

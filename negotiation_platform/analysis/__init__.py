@@ -8,16 +8,19 @@ from negotiation_platform.analysis.metagame import metagame, symmetric_nash, zer
 from negotiation_platform.analysis.metrics import aggregate, match_metrics
 from negotiation_platform.analysis.ratings import bradley_terry, elo, pairwise_outcomes, ratings_with_intervals
 from negotiation_platform.analysis.summary import analyze
+from negotiation_platform.analysis.usage import failure_summary, usage_by_agent
 
 __all__ = [
     "aggregate",
     "analyze",
     "bradley_terry",
     "elo",
+    "failure_summary",
     "match_metrics",
     "metagame",
     "pairwise_outcomes",
     "ratings_with_intervals",
     "symmetric_nash",
+    "usage_by_agent",
     "zero_sum_nash",
 ]

@@ -50,6 +50,8 @@ def bradley_terry(
     between every pair, which keeps an agent that never won finite (its MLE is −∞).
     """
     agents = sorted({a for a, _, _ in comparisons} | {b for _, b, _ in comparisons})
+    if not agents:  # no match was decided between two agents: nobody to rate
+        return {}
     index = {agent: i for i, agent in enumerate(agents)}
     n = len(agents)
     wins = np.zeros(n)

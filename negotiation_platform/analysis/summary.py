@@ -7,6 +7,7 @@ from typing import Any
 from negotiation_platform.analysis.metagame import metagame, symmetric_nash
 from negotiation_platform.analysis.metrics import aggregate, with_metrics
 from negotiation_platform.analysis.ratings import pairwise_outcomes, ratings_with_intervals
+from negotiation_platform.analysis.usage import usage_by_agent
 from negotiation_platform.registry import Registry
 
 
@@ -14,6 +15,7 @@ def analyze(rows: list[dict[str, Any]], *, registry: Registry | None = None, sam
     """Per-match metrics, per (game, agent) means, ratings per game and overall, and each game's meta-game.
 
     Ratings compare surplus (scale-free across games); each game's meta-game uses mean payoffs.
+    `usage` is what LLM seats used and cost per agent (`usage_by_agent`; empty without LLM seats).
     """
     scored = with_metrics(rows, registry)
     games = sorted({row["game"] for row in rows})
@@ -29,4 +31,10 @@ def analyze(rows: list[dict[str, Any]], *, registry: Registry | None = None, sam
     for game in games:
         agents, matrix = metagame(scopes[game])
         metagames[game] = {"agents": agents, "matrix": matrix.tolist(), "nash": symmetric_nash(matrix).tolist()}
-    return {"matches": scored, "aggregate": aggregate(scored), "ratings": ratings, "metagame": metagames}
+    return {
+        "matches": scored,
+        "aggregate": aggregate(scored),
+        "ratings": ratings,
+        "metagame": metagames,
+        "usage": usage_by_agent(rows),
+    }

@@ -460,7 +460,7 @@ class Arena:
         """
         live, seat = await self._running(match_id, token)
         why = _text("reason", reason)
-        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why))
+        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
 
     async def bind_context(self, match_id: str, token: str) -> str:
         """A fresh context id for the seat: `MATCH_ID.SECRET` (192 random bits), a second credential for

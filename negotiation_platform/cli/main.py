@@ -21,13 +21,19 @@ from rich.progress import Progress
 from rich.table import Column, Table
 
 from negotiation_platform.agents.base import Agent
-from negotiation_platform.agents.catalog import make_agent
+from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
 from negotiation_platform.cli.parsing import CliParser, json_object
-from negotiation_platform.cli.research import add_research_commands, cmd_report, cmd_tournament
+from negotiation_platform.cli.research import (
+    add_llm_options,
+    add_research_commands,
+    cmd_report,
+    cmd_tournament,
+    llm_agent_options,
+)
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
@@ -73,6 +79,10 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
     add_store_option(play, "also keep the match in this store (in-process play only; none by default)")
+    play.add_argument(
+        "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
+    )
+    add_llm_options(play)
 
     simulate = sub.add_parser("simulate", help="run many matches at once with the game's JAX kernel")
     simulate.add_argument("game", help="a game with a JAX kernel")
@@ -157,6 +167,12 @@ def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -
 
 
 def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    from negotiation_platform.tournament import REMOTE_KINDS
+
+    options = llm_agent_options(args)
+    if options:  # refused before a match is started, like a tournament's
+        known = [spec.partition(":")[0] for spec in args.agents if known_agent(registry, spec)]
+        check_agent_options(registry, set(known) & REMOTE_KINDS, options)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     if args.via is not None and args.store is not None:
         raise SystemExit("--store is for in-process play; a server keeps matches in its own store")
@@ -200,7 +216,9 @@ async def _play(
 ) -> dict[str, Any]:
     async with connect as api:
         rules = await api.get_game_rules(args.game, args.config)
-        agents = make_agents(registry, args.agents, rules["spec"]["roles"]["min_players"], seed)
+        agents = make_agents(
+            registry, args.agents, rules["spec"]["roles"]["min_players"], seed, llm_agent_options(args)
+        )
         result = await play_match(api, args.game, agents, config=args.config, seed=seed)
     return {
         "game": result["game_id"],
@@ -268,11 +286,22 @@ def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) ->
     return 0
 
 
-def make_agents(registry: Registry, specs: list[str], seats: int, seed: int) -> list[Agent]:
-    """One agent per seat (the last spec repeats), each seeded from the match seed and its seat."""
+def make_agents(
+    registry: Registry, specs: list[str], seats: int, seed: int, options: dict[str, Any] | None = None
+) -> list[Agent]:
+    """One agent per seat (the last spec repeats), each seeded from the match seed and its seat; `options`
+    go to the agents of remote kinds (an `llm` agent's endpoint, temperature...), as in a tournament."""
+    from negotiation_platform.tournament import REMOTE_KINDS
+
     specs = (specs + [specs[-1]] * seats)[:seats]
     return [
-        make_agent(registry, spec, random.Random(f"{seed}:{seat}").getrandbits(32)) for seat, spec in enumerate(specs)
+        make_agent(
+            registry,
+            spec,
+            random.Random(f"{seed}:{seat}").getrandbits(32),
+            options if spec.partition(":")[0] in REMOTE_KINDS else None,
+        )
+        for seat, spec in enumerate(specs)
     ]
 
 
@@ -297,8 +326,10 @@ def _event_line(event: dict[str, Any]) -> str:
         to = "everyone" if data["to"] is None else ", ".join(data["to"])
         return f"{where} {actor} → {to}: {data['content']}"
     if kind == "action":
-        late = " (timed out)" if data.get("timed_out") else ""
+        late = " (timed out)" if data.get("timed_out") else " (forfeited)" if data.get("forfeited") else ""
         return f"{where} {actor} {data['action_type']} {json.dumps(data['payload'])}{late}"
+    if kind == "timeout" and data.get("forfeit"):
+        return f"{where} {', '.join(data['players'])} forfeited: {data['reason']}"
     if kind == "match_ended":
         return f"{where} match ended"
     return f"{where} {kind} {json.dumps(data) if data else ''}".rstrip()

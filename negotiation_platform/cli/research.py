@@ -1,8 +1,13 @@
-"""The research subcommands: `tournament` (play a round-robin into a folder) and `report` (analyse it)."""
+"""The research subcommands: `tournament` (play a round-robin into a folder) and `report` (analyse it).
+
+`tournament` exits 0 when every scheduled match is played, FAILED_EXIT (1) when any failed (their rows
+are in failures.jsonl; a re-run plays them again) and 2 for bad arguments, before anything is played.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +15,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from negotiation_platform.cli.parsing import json_object
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+
+FAILED_EXIT = 1
+"""`tournament`'s exit status when any match failed (2 stays for bad arguments)."""
 
 
 def add_research_commands(sub: Any) -> None:
@@ -28,9 +37,34 @@ def add_research_commands(sub: Any) -> None:
     tournament.add_argument(
         "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
     )
+    add_llm_options(tournament)
+    tournament.add_argument(
+        "--prices", default=None, help="price table (.json or .toml): USD per million tokens per model, for costs"
+    )
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
     report.add_argument("dir", help="a folder written by `tournament`")
     report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
+
+
+def add_llm_options(parser: argparse.ArgumentParser) -> None:
+    """The flags for LLM agents' calls; each sets the agent option of the same name (see `llm_agent_options`)."""
+    parser.add_argument(
+        "--max-concurrency", type=int, default=None, help="most requests in flight per LLM endpoint (agent option)"
+    )
+    parser.add_argument("--llm-cache", default=None, help="SQLite file caching LLM replies: re-runs cost nothing")
+    parser.add_argument("--llm-cache-sampled", action="store_true", help="cache replies sampled at temperature > 0 too")
+
+
+def llm_agent_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """--agent-config with the LLM flags that were given merged in (None when there are none)."""
+    options = dict(args.agent_config or {})
+    if args.max_concurrency is not None:
+        options["max_concurrency"] = args.max_concurrency
+    if args.llm_cache is not None:
+        options["cache"] = args.llm_cache
+    if args.llm_cache_sampled:
+        options["cache_sampled"] = True
+    return options or None
 
 
 def _game_config(text: str) -> tuple[str, dict[str, Any]]:
@@ -41,9 +75,15 @@ def _game_config(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    from negotiation_platform.agents.llm_usage import load_prices
     from negotiation_platform.tournament import run_tournament
 
+    if args.max_concurrency is not None and args.max_concurrency < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--max-concurrency must be at least 1.")
+    prices = load_prices(args.prices) if args.prices is not None else None
     agreed = new = 0
+    before = 0
+    failed: list[dict[str, Any]] = []
     columns = (
         TextColumn("[bold]tournament"),
         BarColumn(),
@@ -58,6 +98,8 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
 
     def scheduled(total: int, to_play: int) -> None:
         # Started only once the schedule is valid, so a refused tournament prints just its error.
+        nonlocal before
+        before = total - to_play
         bar.start()
         bar.update(task, total=to_play, agreements=f"{total - to_play} of {total} done before")
 
@@ -76,19 +118,28 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
             workers=args.workers,
             out=args.out,
             configs=dict(args.config),
-            agent_options=args.agent_config,
+            agent_options=llm_agent_options(args),
+            prices=prices,
             registry=registry,
             on_schedule=scheduled,
             progress=landed,
+            on_failure=failed.append,
         )
     finally:
         if bar.live.is_started:  # stopping a bar never started still prints an empty line
             bar.stop()
     share = sum(r["agreement"] for r in rows) / len(rows) if rows else 0.0
     console.print(
-        f"{len(rows)} matches ({new} new), {share:.0%} agreements → {Path(args.out) / 'matches.jsonl'}", soft_wrap=True
+        f"{before + new + len(failed)} scheduled: {new} played, {before} skipped (done before), "
+        f"{len(failed)} failed; {len(rows)} matches, {share:.0%} agreements → {Path(args.out) / 'matches.jsonl'}",
+        soft_wrap=True,
     )
-    return 0
+    if not failed:
+        return 0
+    console.print(f"failures (kept in {Path(args.out) / 'failures.jsonl'}; a re-run plays them again):", soft_wrap=True)
+    for reason, count in Counter(f["error"] for f in failed).most_common():
+        console.print(f"  {count}× {reason}", soft_wrap=True, markup=False)
+    return FAILED_EXIT
 
 
 def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -> int:

@@ -37,8 +37,20 @@ _RECENT = 32
 _NOBODY = 255
 """The actor byte of events no player caused."""
 _new_event = tuple.__new__
-ActionKind = tuple[str, tuple[str, ...] | None, bool]
-"""What an action's record is rebuilt from besides its payload: name, payload fields, timed out."""
+ActionKind = tuple[str, tuple[str, ...] | None, str | None]
+"""What an action's record is rebuilt from besides its payload: name, payload fields, and for a move
+the engine played as a default the flag its record carries (`TIMED_OUT` or `FORFEITED`)."""
+TIMED_OUT = "timed_out"
+"""A default played because a clock ran out."""
+FORFEITED = "forfeited"
+"""A default played because the seat's agent gave up its move (unusable or refused replies)."""
+
+
+def played_by_default(data: dict[str, Any]) -> bool:
+    """Whether an action event's data is a default the engine played (derived, not the seat's own move)."""
+    return bool(data.get(TIMED_OUT) or data.get(FORFEITED))
+
+
 _shared_kinds: dict[ActionKind, ActionKind] = {}
 """One tuple per action kind for all logs (each log would otherwise keep its own copies); the kinds
 come from games' specs, not from players, so there are few."""
@@ -130,12 +142,13 @@ class EventLog(_Events):
         fields: tuple[str, ...] | None,
         visible_to: tuple[str, ...] | None = None,
         *,
-        timed_out: bool = False,
+        default: str | None = None,
     ) -> None:
         """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
         order and its values are plain: then only the values are kept (a lone value as itself); else a copy
-        of `payload`. Either way `payload` is not held."""
-        kind = (name, fields, timed_out)
+        of `payload`. Either way `payload` is not held. `default` flags a move the engine played for the
+        seat (`TIMED_OUT` or `FORFEITED`)."""
+        kind = (name, fields, default)
         code = self._action_codes.get(kind)
         if code is None:
             kind = _shared_kinds.setdefault(kind, kind)
@@ -326,8 +339,8 @@ def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]
 
 def action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:
     """An action event's data, as the engine has always logged it (and a sealed phase reveals it)."""
-    name, _, timed_out = kind
+    name, _, default = kind
     record: dict[str, Any] = {"action_type": name, "payload": payload}
-    if timed_out:
-        record["timed_out"] = True
+    if default:
+        record[default] = True
     return record

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from negotiation_platform.engine.event_log import EventLog, action_record
+from negotiation_platform.engine.event_log import FORFEITED, TIMED_OUT, EventLog, action_record, played_by_default
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -174,7 +174,7 @@ class Match:
         if reason is not None:
             raise NegotiationError(ErrorCode.INVALID_ACTION, reason, action=action.name)
         start = len(self.events)
-        self._apply_action(run, player_id, action, data, timed_out=False)
+        self._apply_action(run, player_id, action, data, default=None)
         self._settle()
         return self.events.since(start)
 
@@ -243,24 +243,31 @@ class Match:
         run = self._require_run()
         return self._play_defaults(run, list(run.acting_now), DEADLINE, close_phase=not run.alternating)
 
-    def play_default(self, player_id: str, reason: str) -> Sequence[Event]:
-        """Play the phase's default action for one player who forfeits its move (a remote agent that
-        answered late, garbled or illegally); the reason is logged."""
+    def play_default(self, player_id: str, reason: str, *, forfeit: bool = False) -> Sequence[Event]:
+        """Play the phase's default action for one player whose move is over: its own clock ran out, or
+        (`forfeit`) its agent gave the move up, answering late, garbled or illegally. The reason is
+        logged; a forfeit's `timeout` event says `forfeit: true` and its move `forfeited`, not `timed_out`."""
         self._require_player(player_id)
         run = self._require_run()
         self._require_turn(player_id, run)
-        return self._play_defaults(run, [player_id], reason, close_phase=False)
+        return self._play_defaults(run, [player_id], reason, close_phase=False, forfeit=forfeit)
 
-    def _play_defaults(self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool) -> Sequence[Event]:
+    def _play_defaults(
+        self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool, forfeit: bool = False
+    ) -> Sequence[Event]:
         start = len(self.events)
-        self._log(EventKind.TIMEOUT, None, {"players": due, "reason": reason})
+        logged: dict[str, Any] = {"players": due, "reason": reason}
+        if forfeit:
+            logged["forfeit"] = True
+        self._log(EventKind.TIMEOUT, None, logged)
+        flag = FORFEITED if forfeit else TIMED_OUT
         default = run.phase.default_action
         action = run.phase.action(default.action) if default is not None else None
         for player in due:
             if self.game.check_end_conditions():
                 break
             if action is not None and default is not None and self._default_allowed(player, action, default.payload):
-                self._apply_action(run, player, action, validate_payload(action, default.payload), timed_out=True)
+                self._apply_action(run, player, action, validate_payload(action, default.payload), default=flag)
             if player in run.acting_now:
                 self._end_turn(run, player)
             if not run.alternating:
@@ -292,7 +299,7 @@ class Match:
 
     def feed(self, event: Event) -> None:
         """Apply one logged input event again (derived events are skipped); refusals raise as they did."""
-        if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
+        if event.kind not in INPUT_KINDS or played_by_default(event.data):
             return
         if event.kind is EventKind.MESSAGE:
             assert event.actor is not None
@@ -303,7 +310,7 @@ class Match:
         elif event.data.get("reason", DEADLINE) == DEADLINE:
             self.time_out()
         else:
-            self.play_default(event.data["players"][0], event.data["reason"])
+            self.play_default(event.data["players"][0], event.data["reason"], forfeit=bool(event.data.get("forfeit")))
 
     # --- internals ------------------------------------------------------------------------
 
@@ -382,17 +389,17 @@ class Match:
         return self.game.action_error(player, {"type": action.name, **data}) is None
 
     def _apply_action(
-        self, run: PhaseRun, player: str, action: ActionSpec, data: dict[str, Any], *, timed_out: bool
+        self, run: PhaseRun, player: str, action: ActionSpec, data: dict[str, Any], *, default: str | None
     ) -> None:
         name = action.name
         log = self.events
         fields = stored_fields(action.payload)
         if run.sealed:
-            log.append_action(player, name, data, fields, (player,), timed_out=timed_out)
-            record = action_record((name, fields, timed_out), plain_copy(data))
+            log.append_action(player, name, data, fields, (player,), default=default)
+            record = action_record((name, fields, default), plain_copy(data))
             run.submissions.setdefault(player, []).append(record)
         else:
-            log.append_action(player, name, data, fields, timed_out=timed_out)
+            log.append_action(player, name, data, fields, default=default)
         if action.max_per_player is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1

@@ -19,6 +19,7 @@ from typing import Any
 from negotiation_platform.agents.offers import field_offer
 from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.engine import Match
+from negotiation_platform.engine.event_log import played_by_default
 from negotiation_platform.engine.events import INPUT_KINDS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame
@@ -101,7 +102,7 @@ def seen_on_seed(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any, 
     match = Match(game_cls, play.match.players, config=config, seed=seed, clock=lambda: 0.0)
     moments = [seen(match)]
     for event in play.match.events:
-        if event.kind not in INPUT_KINDS or event.data.get("timed_out"):
+        if event.kind not in INPUT_KINDS or played_by_default(event.data):
             continue
         try:
             match.feed(event)

@@ -80,9 +80,10 @@ function describe(event) {
     }
     case "action": {
       const payload = data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : "";
-      return event.actor + " " + data.action_type + payload + (data.timed_out ? " (timed out)" : "");
+      return event.actor + " " + data.action_type + payload + (data.timed_out ? " (timed out)" : data.forfeited ? " (forfeited)" : "");
     }
     case "timeout":
+      if (data.forfeit) return "forfeited: " + (data.players || []).join(", ") + " (" + data.reason + ")";
       return "timeout: " + (data.players || []).join(", ") + " (" + data.reason + ")";
     case "phase_started":
       return "phase " + data.phase + " starts";

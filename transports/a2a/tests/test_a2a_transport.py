@@ -214,7 +214,7 @@ class TestRemoteAgents:
         assert timeouts and all(e["data"]["reason"].startswith(reason) for e in timeouts)
         defaults = [e for e in result["events"] if e["kind"] == "action" and e["actor"] == "remote"]
         assert defaults and all(
-            e["data"] == {"action_type": "reject", "payload": {}, "timed_out": True} for e in defaults
+            e["data"] == {"action_type": "reject", "payload": {}, "forfeited": True} for e in defaults
         )
         assert replay_payoffs(arena, result["match_id"]) == result["payoffs"]
 

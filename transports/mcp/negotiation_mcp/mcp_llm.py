@@ -24,7 +24,6 @@ requests with their token usage and latency, and its texts; `totals(transcript)`
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,8 +37,8 @@ from negotiation_mcp.client import READ_TIMEOUT_SECONDS, McpArena
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.driver import SeatInPlay, seat_in_play
-from negotiation_platform.agents.endpoint import ChatEndpoint, token_usage
 from negotiation_platform.agents.house import HouseSeats
+from negotiation_platform.agents.llm_calls import CallsFailed, Reply, open_caller
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -61,6 +60,8 @@ class McpLlmAgent:
 
     needs_target = True
     """Named as `mcp-llm:MODEL`: the kind alone is not a playable agent."""
+    bills_tokens = True
+    """Its transcript reports token usage: a tournament's price table must price its model."""
 
     def __init__(
         self,
@@ -75,7 +76,15 @@ class McpLlmAgent:
         max_tokens: int | None = None,
         max_calls_per_turn: int = 8,
         max_calls: int = 400,
+        retries: int = 4,
+        backoff: float = 1.0,
+        max_backoff: float = 30.0,
+        max_concurrency: int | None = None,
+        cache: str | None = None,
+        cache_sampled: bool = False,
     ) -> None:
+        """The endpoint and call options are `llm:`'s (see `LLMAgent`): retries with backoff on 429, 5xx
+        and timeouts, a per-endpoint concurrency limit, an on-disk reply cache."""
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "mcp-llm agents need a model: mcp-llm:MODEL.")
         if max_calls_per_turn < 1 or max_calls < 1:
@@ -87,7 +96,17 @@ class McpLlmAgent:
         self.max_tokens = max_tokens
         self.max_calls_per_turn = max_calls_per_turn
         self.max_calls = max_calls
-        self.endpoint = ChatEndpoint(base_url, api_key, timeout)
+        self.caller = open_caller(
+            target,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_concurrency=max_concurrency,
+            cache=cache if temperature <= 0 or cache_sampled else None,
+        )
         self.transcript: list[dict[str, Any]] = []
         self.calls = 0
         """Tool calls (and replies that called none) so far in the match, against `max_calls`."""
@@ -168,20 +187,23 @@ class _Turn:
             over = self._over_bound()
             if over:
                 return Decision(forfeit=over)
-            message = await self._ask(conversation, tools)
-            step: dict[str, Any] = {"reply": message.content, "calls": []}
+            try:
+                reply = await self._ask(conversation, tools)
+            except CallsFailed as failed:
+                return Decision(forfeit=f"endpoint failed: {failed}")
+            step: dict[str, Any] = {"reply": reply.text, "calls": []}
             self.record["steps"].append(step)
-            calls = [c for c in message.tool_calls or [] if getattr(c, "type", "function") == "function"]
+            calls = [c for c in reply.tool_calls if c.get("type", "function") == "function"]
             if not calls:
                 if self.action is not None or not self.move_open:
                     return self._done()
                 self._count("idle_replies")
                 conversation += [
-                    {"role": "assistant", "content": message.content or ""},
+                    {"role": "assistant", "content": reply.text},
                     {"role": "user", "content": "Your move is still open: make it with perform_action."},
                 ]
                 continue
-            conversation.append(_assistant(message.content, calls))
+            conversation.append(_assistant(reply.text, calls))
             for call in calls:
                 over = self._over_bound()
                 if over:
@@ -203,24 +225,25 @@ class _Turn:
         self.record[what] += 1
         self.agent.calls += 1
 
-    async def _ask(self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    async def _ask(self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
         agent = self.agent
-        options: dict[str, Any] = {"tools": tools, "temperature": agent.temperature}
+        request: dict[str, Any] = {"messages": conversation, "tools": tools, "temperature": agent.temperature}
         if agent.max_tokens is not None:
-            options["max_tokens"] = agent.max_tokens
-        started = time.perf_counter()
-        reply = await agent.endpoint.complete(agent.model, conversation, **options)
+            request["max_tokens"] = agent.max_tokens
+        draw = agent.seed if agent.temperature > 0 else None
+        reply = await agent.caller.complete(request, None, draw=draw)
         record = self.record
         record["requests"] += 1
-        record["seconds"] = round(record["seconds"] + time.perf_counter() - started, 6)
-        for kind, tokens in token_usage(reply).items():
+        record["seconds"] = round(record["seconds"] + reply.seconds, 6)
+        for kind, tokens in reply.usage.items():
             record["usage"][kind] = record["usage"].get(kind, 0) + tokens
-        return reply.choices[0].message
+        return reply
 
-    async def _run(self, call: Any, step: dict[str, Any], conversation: list[dict[str, Any]]) -> bool:
+    async def _run(self, call: dict[str, Any], step: dict[str, Any], conversation: list[dict[str, Any]]) -> bool:
         """Run one tool call and feed its result back; whether the seat's turn is over."""
         self._count()
-        name, text = call.function.name, call.function.arguments or "{}"
+        function = call.get("function") or {}
+        name, text = str(function.get("name")), function.get("arguments") or "{}"
         arguments = _arguments(name, text)
         code: str | None
         body: dict[str, Any] = {}
@@ -230,7 +253,7 @@ class _Turn:
             result = await self.client.call_tool(name, arguments, read_timeout_seconds=READ_TIMEOUT_SECONDS)
             result_text, code, body = _result(result)
         step["calls"].append({"tool": name, "arguments": _redacted(arguments, text, self.seat.token), "refusal": code})
-        conversation.append({"role": "tool", "tool_call_id": call.id, "content": result_text})
+        conversation.append({"role": "tool", "tool_call_id": call.get("id"), "content": result_text})
         if code is not None:
             self.refusals[code] += 1
             self.record["refusals"] = dict(self.refusals)
@@ -285,13 +308,12 @@ def _opening(seat: SeatInPlay) -> str:
     )
 
 
-def _assistant(content: str | None, calls: list[Any]) -> dict[str, Any]:
+def _assistant(content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": content,
+        "content": content or None,
         "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
-            for c in calls
+            {"id": c.get("id"), "type": "function", "function": dict(c.get("function") or {})} for c in calls
         ],
     }
 

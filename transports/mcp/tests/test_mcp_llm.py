@@ -27,11 +27,11 @@ from negotiation_mcp.client import McpArena
 from negotiation_mcp.mcp_llm import McpLlmAgent, totals
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.driver import play_match
-from negotiation_platform.agents.endpoint import EndpointError
+from negotiation_platform.agents.llm_calls import EndpointError
 from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
-from tests.test_llm_agent import completion, serve
+from tests.fake_openai import FakeModel, completion, serve
 
 Call = tuple[str, Callable[[dict[str, str]], dict[str, Any]]]
 """A scripted tool call: the tool's name and its arguments made from the seat the model was told."""
@@ -58,12 +58,12 @@ def seat_of(request: dict[str, Any]) -> dict[str, str]:
     return dict(json.loads(text.split("Your seat: ", 1)[1].split("}", 1)[0] + "}"))
 
 
-class ToolModel:
+class ToolModel(FakeModel):
     """Scripted: first the `mistakes` (once each in the match), then get_turn_state and a move read from it."""
 
     def __init__(self, mistakes: list[Call] | None = None) -> None:
+        super().__init__()
         self.mistakes = list(mistakes or [])
-        self.requests: list[dict[str, Any]] = []
 
     def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         self.requests.append(request)
@@ -149,7 +149,7 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
         "idle_replies": 0,
         "refusals": {},
         "forfeits": 0,
-        "usage": {"prompt_tokens": 2 * len(moves), "completion_tokens": 2 * len(moves)},
+        "usage": {"prompt_tokens": 2 * len(moves), "completion_tokens": 2 * len(moves), "cached_tokens": 0},
     }
     calls = [call for entry in agent.transcript for step in entry["steps"] for call in step["calls"]]
     assert all(call["arguments"]["token"] == "<token>" for call in calls)
@@ -245,5 +245,5 @@ def test_play_seats_mcp_llm_from_the_command_line(endpoint: str, model: ToolMode
 def test_an_unreachable_endpoint_is_named_with_the_model() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     agent = McpLlmAgent(target="fake-model", base_url=url, api_key="test", timeout=2)
-    with pytest.raises(EndpointError, match=f"model 'fake-model' at {url}: APIConnectionError"):
+    with pytest.raises(EndpointError, match=f"{url} could not serve model 'fake-model': APIConnectionError"):
         asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=1))

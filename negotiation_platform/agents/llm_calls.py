@@ -1,0 +1,253 @@
+"""One chat-completion call made robust: a per-endpoint concurrency limit, retries with exponential
+backoff and jitter on 429, 5xx and timeouts (a `Retry-After` header is obeyed), a deadline for the
+whole move, the response cache, and the call's usage and latency.
+
+What cannot succeed by waiting (the endpoint unreachable, the key or the model refused) raises
+`EndpointError`, naming the URL and the model, and fails the match; retryable failures that outlast
+the retries or the move's deadline raise `CallsFailed`, and the agent forfeits that move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import os
+import random
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from negotiation_platform.agents.llm_cache import ResponseCache, cache_key, open_cache
+from negotiation_platform.errors import ErrorCode, NegotiationError
+
+DEFAULT_URL = "https://api.openai.com/v1"
+RETRY_STATUSES = frozenset({408, 409, 429})
+"""Statuses worth asking again besides 5xx: a request timeout, a conflict, a rate limit."""
+JSON_MODE_REFUSED = "json_mode_refused"
+
+
+class EndpointError(RuntimeError):
+    """The endpoint cannot serve this model at all: unreachable, unauthorised, no such model."""
+
+
+class CallsFailed(Exception):
+    """Every try failed in a way that waiting might have cured (rate limits, 5xx, timeouts)."""
+
+
+class JsonModeRefused(Exception):
+    """The endpoint answered 400 to `response_format`: ask without it."""
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    """How hard one call tries: `retries` after the first try, waits of `backoff`·2ⁿ (at most
+    `max_backoff`) with full jitter, each try at most `timeout` seconds."""
+
+    retries: int = 4
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+    timeout: float = 60.0
+
+
+@dataclass
+class Reply:
+    text: str
+    usage: dict[str, int]
+    seconds: float
+    tries: int
+    cache_hit: bool
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The functions the model called (OpenAI tool calling), as plain data: id, type, function."""
+
+
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
+"""One semaphore per endpoint URL per event loop: every agent of a tournament shares its endpoint's."""
+
+
+def endpoint_gate(url: str, limit: int | None) -> asyncio.Semaphore | None:
+    """The shared limit on concurrent requests to `url` (the first agent to name one sets it)."""
+    if limit is None:
+        return None
+    gates = _GATES.setdefault(asyncio.get_running_loop(), {})
+    return gates.setdefault(url, asyncio.Semaphore(limit))
+
+
+class Caller:
+    """Makes one agent's calls to one endpoint for one model."""
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        *,
+        endpoint: str,
+        default_url: bool = False,
+        policy: CallPolicy,
+        max_concurrency: int | None = None,
+        cache: ResponseCache | None = None,
+    ) -> None:
+        self.client, self.model, self.endpoint, self.policy = client, model, endpoint, policy
+        self.default_url = default_url
+        """The endpoint is OpenAI's, because neither base_url nor OPENAI_BASE_URL named one: errors say so."""
+        self.max_concurrency = max_concurrency
+        self.cache = cache
+        self._jitter = random.Random()
+
+    async def complete(self, request: dict[str, Any], deadline: float | None, *, draw: int | None = None) -> Reply:
+        """The reply to `request` (messages and options, no model), from the cache or the endpoint by
+        `deadline` (a `time.monotonic()` instant; None: no bound but the retries). `draw` tells sampled
+        replies apart in the cache (a seat's seed), so each seat of each match keeps its own."""
+        options = {k: v for k, v in request.items() if k != "messages"}
+        if draw is not None:
+            options["draw"] = draw
+        key = cache_key(self.endpoint, self.model, request["messages"], options)
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            if cached.get(JSON_MODE_REFUSED):
+                raise JsonModeRefused
+            return Reply(cached["text"], cached["usage"], 0.0, 0, True, cached.get("tool_calls", []))
+        try:
+            reply = await self._ask(request, deadline)
+        except JsonModeRefused:
+            if self.cache is not None:
+                self.cache.put(key, {JSON_MODE_REFUSED: True})
+            raise
+        if self.cache is not None:
+            self.cache.put(key, {"text": reply.text, "usage": reply.usage, "tool_calls": reply.tool_calls})
+        return reply
+
+    async def _ask(self, request: dict[str, Any], deadline: float | None) -> Reply:
+        import openai
+
+        started = time.monotonic()
+        why = ""
+        for attempt in range(self.policy.retries + 1):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise CallsFailed(f"no reply before the move's deadline{why and f' (last: {why})'}")
+            timeout = self.policy.timeout if left is None else min(self.policy.timeout, left)
+            wait: float | None = None
+            try:
+                response = await self._request(request, timeout, deadline)
+            except openai.APITimeoutError:
+                why = f"timeout after {timeout:.3g} s"
+            except openai.APIConnectionError as exc:
+                raise self._unusable(exc) from None
+            except openai.BadRequestError as exc:
+                if "response_format" in request:
+                    raise JsonModeRefused from None
+                raise self._unusable(exc) from None
+            except openai.APIStatusError as exc:
+                if exc.status_code not in RETRY_STATUSES and exc.status_code < 500:
+                    raise self._unusable(exc) from None
+                why = f"HTTP {exc.status_code}"
+                wait = retry_after(exc.response.headers)
+            else:
+                message = response.choices[0].message
+                return Reply(
+                    message.content or "",
+                    usage_of(response),
+                    round(time.monotonic() - started, 6),
+                    attempt + 1,
+                    False,
+                    [call.model_dump(mode="json") for call in message.tool_calls or []],
+                )
+            if attempt == self.policy.retries:
+                break
+            pause = wait if wait is not None else self._backoff(attempt)
+            if deadline is not None and time.monotonic() + pause >= deadline:
+                raise CallsFailed(f"{why}; waiting {pause:.3g} s more would pass the move's deadline")
+            await asyncio.sleep(pause)
+        raise CallsFailed(f"{why} ({self.policy.retries + 1} tries)")
+
+    async def _request(self, request: dict[str, Any], timeout: float, deadline: float | None) -> Any:
+        """One request, once the endpoint's gate lets it through (waiting for it counts against the move)."""
+        gate = endpoint_gate(self.endpoint, self.max_concurrency)
+        if gate is None:
+            return await self.client.chat.completions.create(model=self.model, timeout=timeout, **request)
+        try:
+            await asyncio.wait_for(gate.acquire(), None if deadline is None else deadline - time.monotonic())
+        except TimeoutError:
+            raise CallsFailed(f"no request slot free at {self.endpoint} before the move's deadline") from None
+        try:
+            if deadline is not None:
+                timeout = min(timeout, max(0.001, deadline - time.monotonic()))
+            return await self.client.chat.completions.create(model=self.model, timeout=timeout, **request)
+        finally:
+            gate.release()
+
+    def _backoff(self, attempt: int) -> float:
+        return self._jitter.uniform(0, min(self.policy.max_backoff, self.policy.backoff * 2**attempt))
+
+    def _unusable(self, exc: Exception) -> EndpointError:
+        where = (
+            f"{self.endpoint} (the default OpenAI URL: set base_url or OPENAI_BASE_URL)"
+            if self.default_url
+            else self.endpoint
+        )
+        return EndpointError(f"{where} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
+
+
+def open_caller(
+    model: str,
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    retries: int,
+    backoff: float,
+    max_backoff: float,
+    max_concurrency: int | None,
+    cache: str | None,
+) -> Caller:
+    """The Caller of an agent's options: the endpoint from `base_url`/`api_key`, else the environment
+    (OPENAI_BASE_URL, OPENAI_API_KEY), else OpenAI's own URL; `cache` an SQLite file of replies."""
+    from openai import AsyncOpenAI
+
+    if max_concurrency is not None and max_concurrency < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_concurrency must be at least 1.")
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    client = AsyncOpenAI(
+        base_url=url or DEFAULT_URL,
+        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
+        timeout=timeout,
+        max_retries=0,  # the Caller retries, within the move's deadline
+    )
+    return Caller(
+        client,
+        model,
+        endpoint=str(client.base_url).rstrip("/"),
+        default_url=not url,
+        policy=CallPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff, timeout=timeout),
+        max_concurrency=max_concurrency,
+        cache=open_cache(cache) if cache else None,
+    )
+
+
+def retry_after(headers: Any) -> float | None:
+    """The wait a 429 or 503 asks for: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(value) / scale)
+        with contextlib.suppress(TypeError, ValueError):
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    return None
+
+
+def usage_of(response: Any) -> dict[str, int]:
+    """The tokens a reply reports: prompt, completion, and the prompt's cached part where reported."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return {}
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return {
+        "prompt_tokens": int(usage.prompt_tokens or 0),
+        "completion_tokens": int(usage.completion_tokens or 0),
+        "cached_tokens": int(cached or 0),
+    }
