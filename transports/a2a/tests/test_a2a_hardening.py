@@ -22,6 +22,7 @@ from negotiation_a2a.client import RemoteA2aAgent, connect
 from negotiation_platform.agents import ConcessionAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from tests.cli_servers import server_log
 
 pytestmark = pytest.mark.anyio
 
@@ -64,9 +65,7 @@ class TestServing:
                         headers={"content-type": "application/json", "A2A-Version": "1.0"},
                     )
                     assert "error" in answer.json()
-            proc.terminate()
-            _, err = proc.communicate(timeout=10)
-        log = err.decode()
+            log = server_log(proc)
         assert "Traceback" not in log and "JSONRPCInvalidRequestException" in log
 
     async def test_a_taken_port_is_one_clear_line(self) -> None:
