@@ -29,10 +29,14 @@ log = logging.getLogger(__name__)
 class HouseSeats:
     """Starts matches with built-in opponents and keeps their seat tasks alive."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, *, play: bool = True) -> None:
+        """`play=False` only seats the opponents (a study creating matches for later): the server that
+        resumes each match from the store plays them."""
         self.arena = arena
+        self.play = play
         self._tasks: set[asyncio.Task[None]] = set()
-        arena.house_driver = self._play_again
+        if play:
+            arena.house_driver = self._play_again
 
     async def start_game(
         self,
@@ -62,7 +66,8 @@ class HouseSeats:
             seed = random.Random(f"{match_id}:{index}").getrandbits(32)
             agent = make_agent(registry, opponent, seed, allow=self.arena.policy.remote_agents)
             joined = await self.arena.join_game(match_id, name=agent.name, house={"agent": opponent, "seed": seed})
-            self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
+            if self.play:
+                self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
         return {**started, "opponents": seated}
 

@@ -1,0 +1,61 @@
+"""A human-AI study end to end: `study create` of 3 participants on a real SQLite file, served by a real
+`serve mcp --store FILE` subprocess that resumes the matches and plays the opponents, each participant's
+seat played over the play page's JSON API, then `study export`: one row per participant with their
+transcript and outcome, and no token anywhere."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from negotiation_platform.cli.main import main
+from tests.play_api import play_link, split_link
+from transports.mcp.tests.mcp_servers import free_port, start_mcp_server
+
+
+def test_a_study_of_three_is_created_served_played_and_exported(tmp_path: Path) -> None:
+    store, links, results = tmp_path / "study.sqlite", tmp_path / "links.csv", tmp_path / "results.jsonl"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    create = ["study", "create", "--game", "split_100", "--opponents", "concession", "--participants", "3"]
+    assert main([*create, "--store", str(store), "--base-url", base, "--seed", "7", "--out", str(links)]) == 0
+    rows = list(csv.DictReader(links.open()))
+    assert [row["participant"] for row in rows] == ["P001", "P002", "P003"]
+    assert all(row["play_url"].startswith(f"{base}/play/{row['match_id']}#token=") for row in rows)
+
+    server = start_mcp_server(port, "--store", str(store))
+    try:
+        finals = [play_link(row["play_url"]) for row in rows]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert all(final["status"] == "finished" for final in finals)
+
+    assert main(["study", "export", "--store", str(store), "--links", str(links), "--out", str(results)]) == 0
+    text = results.read_text()
+    exported = [json.loads(line) for line in text.splitlines()]
+    assert [row["participant"] for row in exported] == ["P001", "P002", "P003"]
+    for row, link, final in zip(exported, rows, finals, strict=True):
+        assert row["match_id"] == link["match_id"] and row["status"] == "finished"
+        assert row["payoffs"] == final["result"]["payoffs"] and row["agreement"] is True
+        kinds = [event["kind"] for event in row["transcript"]]
+        assert kinds[0] == "match_started" and kinds[-1] == "match_ended"
+        assert any(e["kind"] == "action" and e["actor"] == row["agent_id"] for e in row["transcript"])
+        assert all(e["visible_to"] is None or row["agent_id"] in e["visible_to"] for e in row["transcript"])
+    for link in rows:
+        assert split_link(link["play_url"])[2] not in text  # no seat token is exported
+
+
+def test_study_create_refuses_bad_input_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store, links = tmp_path / "study.sqlite", tmp_path / "links.csv"
+    base = ["study", "create", "--game", "split_100", "--participants", "2", "--store", str(store), "--out", str(links)]
+    assert main([*base, "--opponents", "nobody"]) == 2
+    assert "Unknown opponent" in capsys.readouterr().err and not links.exists()
+    assert main([*base, "--opponents", "concession", "concession"]) == 2  # split_100 has one seat to fill
+    assert main([*base, "--opponents", "concession", "--base-url", "ftp://x"]) == 2 and not links.exists()
+    links.write_text("keep me")
+    assert main([*base, "--opponents", "concession"]) == 1
+    assert "exists" in capsys.readouterr().err and links.read_text() == "keep me"
