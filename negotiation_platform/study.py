@@ -161,7 +161,7 @@ async def participant_record(arena: Arena, link: StudyLink) -> dict[str, Any]:
         "game_id": state["game_id"],
         "agent_id": state["agent_id"],
         "status": result["status"],
-        "players": result.get("players", state["players"]),
+        "players": state["players"],
         "payoffs": result.get("payoffs"),
         "agreement": result.get("agreement"),
         "terms": result.get("terms"),
