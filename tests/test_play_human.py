@@ -5,6 +5,7 @@ and the command prints the result and exits by itself."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -56,3 +57,19 @@ def test_play_human_serves_a_link_plays_to_the_end_and_exits() -> None:
     assert result["payoffs"] == final["result"]["payoffs"]
     assert set(result["players"]) == {"human", "concession"}
     assert token not in out
+
+
+def test_ctrl_c_stops_play_human_cleanly() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "negotiation_platform.cli.main", "play", "split_100", "--human", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _link(proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err

@@ -70,8 +70,9 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         "--agents",
         nargs="+",
         default=["concession"],
-        help="one per seat, the last repeats: a built-in name, llm:MODEL or mcp-llm:MODEL (an LLM, directly or "
-        "as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a remote A2A agent",
+        help="one per seat (with --human: per seat after yours), the last repeats: a built-in name, llm:MODEL or "
+        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a "
+        "remote A2A agent",
     )
     play.add_argument("--seed", type=int, default=None, help="the match seed (random when left out)")
     play.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
