@@ -45,7 +45,10 @@ class HouseSeats:
         seed: int | None = None,
         name: str | None = None,
         opponents: list[str] | None = None,
+        human_seats: int | None = None,
     ) -> dict[str, Any]:
+        """The arena's `start_game`, then each opponent seated; `human_seats` keeps seats for people
+        (their links are in the answer) beside the opponents."""
         opponents = list(opponents or [])
         registry = self.arena.registry
         unknown = [o for o in opponents if not known_agent(registry, o)]
@@ -59,7 +62,9 @@ class HouseSeats:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, f"{game_id} has {seats} seats: at most {seats - 1} opponents."
             )
-        started = await self.arena.start_game(game_id, config=config, seed=seed, name=name, reserve=len(opponents))
+        started = await self.arena.start_game(
+            game_id, config=config, seed=seed, name=name, reserve=len(opponents), human_seats=human_seats
+        )
         match_id = started["match_id"]
         seated = []
         for index, opponent in enumerate(opponents):
