@@ -25,8 +25,8 @@ from urllib.parse import parse_qs, urlsplit
 from negotiation_platform.agents.catalog import known_agent
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.seat_links import play_link
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.play import play_link
 
 LINK_COLUMNS = ("participant", "match_id", "play_url")
 SEAT_NAME = "participant"

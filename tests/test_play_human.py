@@ -21,7 +21,7 @@ def _link(proc: subprocess.Popen[str], seconds: float = 30) -> str:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         line = proc.stderr.readline()
-        if "/play/" in line:
+        if "#token=" in line:
             return line.strip()
         if not line and proc.poll() is not None:
             break

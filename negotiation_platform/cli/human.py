@@ -22,11 +22,11 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.exposure import bind, http_server
+from negotiation_platform.arena.seat_links import HUMAN_NAME
 from negotiation_platform.play import play_link, with_play
 from negotiation_platform.viewer.app import viewer_app
 
 HOST = "127.0.0.1"
-SEAT_NAME = "human"
 GRACE_SECONDS = 1.0
 """How long the page is still served after the end, so it shows the payoffs before the server stops."""
 
@@ -56,7 +56,7 @@ async def play_with_human(
     """Serve the match's first seat to a person, play the others with `agents_for(seats)`; the result."""
     seats = (await arena.get_game_rules(game_id, config))["spec"]["roles"]["min_players"]
     agents = agents_for(seats - 1)
-    started = await arena.start_game(game_id, config=config, seed=seed, name=SEAT_NAME)
+    started = await arena.start_game(game_id, config=config, seed=seed, name=HUMAN_NAME)
     match_id = started["match_id"]
     players = []
     for agent in agents:

@@ -1,7 +1,6 @@
 """`study create` and `study export`: running a human-AI negotiation study from the command line.
 
-The logic is in `negotiation_platform.study` (imported when a study command runs: it needs the web
-layer for the links); here are the options, the files and the store.
+The logic is in `negotiation_platform.study`; here are the options, the files and the store.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -22,9 +21,15 @@ from negotiation_platform.arena.persistence import ReadOnlyPersistence, attach_s
 from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.cli.store_commands import open_existing
 from negotiation_platform.registry import Registry
-
-if TYPE_CHECKING:
-    from negotiation_platform.study import StudyLink
+from negotiation_platform.study import (
+    StudyLink,
+    checked_participants,
+    create_study,
+    export_study,
+    participant_ids,
+    read_links,
+    write_links,
+)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
@@ -85,8 +90,6 @@ def cmd_study(args: argparse.Namespace, registry: Registry, console: Console) ->
 
 
 def _create(args: argparse.Namespace, registry: Registry) -> int:
-    from negotiation_platform.study import checked_participants, participant_ids, write_links
-
     if args.participants_file is not None:
         try:
             participants = checked_participants(args.participants_file.read_text(encoding="utf-8").splitlines())
@@ -119,8 +122,6 @@ def _create(args: argparse.Namespace, registry: Registry) -> int:
 
 
 async def _create_matches(args: argparse.Namespace, registry: Registry, participants: list[str]) -> list[StudyLink]:
-    from negotiation_platform.study import create_study
-
     arena = Arena(registry)
     attach_store(arena, args.store, default_instance("study", os.getpid()))
     try:
@@ -132,8 +133,6 @@ async def _create_matches(args: argparse.Namespace, registry: Registry, particip
 
 
 def _export(args: argparse.Namespace, registry: Registry) -> int:
-    from negotiation_platform.study import export_study, read_links
-
     links = read_links(args.links)
     arena = Arena(registry)
     arena.use_store(ReadOnlyPersistence(open_existing(args.store), default_instance("study-export", os.getpid())))
