@@ -112,10 +112,13 @@ def _create(args: argparse.Namespace, registry: Registry) -> int:
             raise
         write_links(links, out)
     port = urlsplit(args.base_url).port or 8000
+    remote = "".join(
+        f" --allow-remote-agent {spec[4:]}" for spec in dict.fromkeys(args.opponents) if spec.startswith("a2a:")
+    )
     print(
         f"{len(links)} match(es) of {args.game} in {args.store}; their links are in {args.out} (a link plays its "
         f"seat: send each participant only their own). Serve them with:\n  negotiation-platform serve mcp "
-        f"--transport http --port {port} --store {args.store} --turn-timeout 86400",
+        f"--transport http --port {port} --store {args.store} --turn-timeout 86400{remote}",
         file=sys.stderr,
     )
     return 0

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
+from mcp_servers import free_port, start_mcp_server
 
 from negotiation_platform.cli.main import main
 from tests.play_api import play_link, split_link
-from transports.mcp.tests.mcp_servers import free_port, start_mcp_server
 
 
 def test_a_study_of_three_is_created_served_played_and_exported(tmp_path: Path) -> None:
@@ -59,3 +59,18 @@ def test_study_create_refuses_bad_input_and_changes_nothing(tmp_path: Path, caps
     links.write_text("keep me")
     assert main([*base, "--opponents", "concession"]) == 1
     assert "exists" in capsys.readouterr().err and links.read_text() == "keep me"
+
+
+def test_participant_ids_come_from_a_file_and_stay_out_of_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, links, ids = tmp_path / "study.sqlite", tmp_path / "links.csv", tmp_path / "ids.txt"
+    base = ["study", "create", "--game", "split_100", "--opponents", "concession", "--store", str(store)]
+    ids.write_text("alice@example.org\nalice@example.org\n")
+    assert main([*base, "--participants-file", str(ids), "--out", str(links)]) == 2
+    assert "repeat" in capsys.readouterr().err and not links.exists()
+    ids.write_text("alice@example.org\n\nbob@example.org\n")
+    assert main([*base, "--participants-file", str(ids), "--out", str(links)]) == 0
+    assert [row["participant"] for row in csv.DictReader(links.open())] == ["alice@example.org", "bob@example.org"]
+    kept = b"".join(path.read_bytes() for path in tmp_path.glob("study.sqlite*"))  # the database and its journal
+    assert b"participant" in kept and b"example.org" not in kept  # seats are named `participant`, never by the id
