@@ -46,10 +46,9 @@ def play_page(match_id: str) -> str:
 <div id="outcome" hidden><h2>Outcome</h2><ul id="payoffs"></ul><p id="agreement"></p></div>
 </section>
 <section id="you" aria-labelledby="you-title">
+<div id="board-panel" hidden><h2>Board</h2><div id="board"></div></div>
 <h2 id="you-title">What you know</h2>
 <div id="view"><p class="muted">Nothing yet.</p></div>
-<h2>Board</h2>
-<div id="board"><p class="muted">No board for this game.</p></div>
 </section>
 <section id="log" aria-labelledby="log-title">
 <h2 id="log-title">Transcript</h2>

@@ -49,21 +49,57 @@
 
   // --- what the seat knows ----------------------------------------------------------------
 
+  const LONG = 600; // characters of JSON beyond which a part of the view starts folded
+
   function shown(value, depth) {
     if (value === null || typeof value !== "object") return text("span", value === null ? "-" : String(value));
-    if (depth > 5) return text("span", JSON.stringify(value));
     if (Array.isArray(value)) {
-      if (value.every((v) => v === null || typeof v !== "object")) return text("span", value.join(", ") || "-");
+      const flat = value.every((v) => v === null || typeof v !== "object");
+      const grid = flat && value.length > 1 && value.every((v) => typeof v === "string" && v.length === value[0].length);
+      if (grid) return text("pre", value.join("\n"), { class: "grid" }); // a map drawn as rows of text
+      if (flat) return text("span", value.join(", ") || "-");
+      if (depth > 3 || value.every((v) => Array.isArray(v))) return text("code", JSON.stringify(value));
+      if (rows(value)) return table(value);
       const list = text("ol");
       value.forEach((v) => list.appendChild(text("li")).appendChild(shown(v, depth + 1)));
       return list;
     }
+    if (depth > 3) return text("code", JSON.stringify(value));
     const list = text("dl");
     for (const [key, v] of Object.entries(value)) {
-      list.appendChild(text("dt", key.replace(/_/g, " ")));
-      list.appendChild(text("dd")).appendChild(shown(v, depth + 1));
+      const label = key.replace(/_/g, " ");
+      list.appendChild(text("dt", label));
+      const cell = list.appendChild(text("dd"));
+      if (v !== null && typeof v === "object" && JSON.stringify(v).length > LONG) {
+        const fold = cell.appendChild(text("details"));
+        fold.appendChild(text("summary", `show ${label}`));
+        fold.appendChild(shown(v, depth + 1));
+      } else {
+        cell.appendChild(shown(v, depth + 1));
+      }
     }
     return list;
+  }
+
+  // Whether a list is a table: objects with the same keys and plain values (flat lists allowed).
+  function rows(list) {
+    const keys = JSON.stringify(Object.keys(list[0] || {}));
+    const plain = (v) => v === null || typeof v !== "object" || (Array.isArray(v) && v.every((x) => typeof x !== "object"));
+    return list.every((o) => o && typeof o === "object" && !Array.isArray(o) && JSON.stringify(Object.keys(o)) === keys
+      && Object.values(o).every(plain));
+  }
+
+  function table(list) {
+    const grid = text("table");
+    const head = grid.appendChild(text("thead")).appendChild(text("tr"));
+    const keys = Object.keys(list[0]);
+    for (const key of keys) head.appendChild(text("th", key.replace(/_/g, " "), { scope: "col" }));
+    const body = grid.appendChild(text("tbody"));
+    for (const row of list) {
+      const line = body.appendChild(text("tr"));
+      for (const key of keys) line.appendChild(text("td", Array.isArray(row[key]) ? row[key].join(", ") : String(row[key])));
+    }
+    return grid;
   }
 
   function event(e) {
@@ -80,10 +116,20 @@
       const payload = data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : "";
       item.append(text("strong", who), text("span", ` ${data.action_type}${payload}`));
     } else {
-      const detail = Object.keys(data).length ? " " + JSON.stringify(data) : "";
-      item.append(text("span", `${e.kind.replace(/_/g, " ")}${who ? " " + who : ""}${detail}`));
+      item.append(text("span", happening(e.kind, who, data)));
     }
     return item;
+  }
+
+  // The engine's own events in a few words (a match's end shows in the outcome, not here).
+  function happening(kind, who, data) {
+    const words = kind.replace(/_/g, " ");
+    if (kind === "match_started") return `match started: ${(data.players || []).join(", ")}`;
+    if (kind === "round_started") return `round ${data.round}`;
+    if (kind === "phase_started") return `phase ${data.phase}${data.order ? " (" + data.order.join(", ") + ")" : ""}`;
+    if (kind === "match_ended" || kind === "phase_ended") return words;
+    const detail = Object.keys(data).length ? " " + JSON.stringify(data) : "";
+    return `${words}${who ? " " + who : ""}${detail.length > 300 ? detail.slice(0, 300) + "…" : detail}`;
   }
 
   // --- forms ------------------------------------------------------------------------------
@@ -110,7 +156,7 @@
 
   function renderActions(state) {
     const actions = state.your_turn ? state.allowed_actions || [] : [];
-    const key = JSON.stringify([state.round, state.phase, actions]);
+    const key = JSON.stringify([state.status, state.round, state.phase, actions]);
     if (key === formsKey) return;
     formsKey = key;
     const box = $("actions");
@@ -187,7 +233,10 @@
     $("turn").className = state.your_turn ? "yours" : "";
     if (state.rules !== undefined) $("rules").textContent = state.rules;
     if (state.view !== undefined) $("view").replaceChildren(shown(state.view, 0));
-    if (state.board !== undefined && state.board !== null) $("board").innerHTML = state.board; // escaped by the server
+    if (state.board) {
+      $("board").innerHTML = state.board; // drawn and escaped by the server
+      $("board-panel").hidden = false;
+    }
     for (const e of state.events || []) $("transcript").appendChild(event(e));
     const s = state.deadline_seconds;
     deadlineAt = s === null || s === undefined || state.status !== "running" ? null : Date.now() + s * 1000;
