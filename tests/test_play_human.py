@@ -11,6 +11,7 @@ import sys
 import time
 
 import httpx
+import pytest
 
 from tests.play_api import play_link, split_link
 
@@ -73,3 +74,12 @@ def test_ctrl_c_stops_play_human_cleanly() -> None:
     finally:
         proc.kill()
     assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_no_browser_is_opened_without_a_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    from negotiation_platform.cli.human import browser_available
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    assert browser_available() is False  # the link is only printed
