@@ -26,7 +26,7 @@ from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import check_json
 from negotiation_platform.play.pages import PREFIX, play_page
-from negotiation_platform.viewer.app import SECURITY_HEADERS
+from negotiation_platform.viewer.app import SECURITY_HEADERS, query_number
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
@@ -66,7 +66,7 @@ class Play:
         """The seat's turn state; the first call (no `since`) adds the briefing as `rules`. `board` is the
         game's public board, drawn again only when something happened."""
         match_id, token = request.path_params["match_id"], _token(request)
-        since = _number(request, "since")
+        since = query_number(request, "since")
         wait = _seconds(request)
         first = since is None
         async with self._waiting(request, token, wait):
@@ -183,15 +183,6 @@ async def _body(request: Request, required: set[str], optional: set[str]) -> dic
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _number(request: Request, name: str) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    if not raw.isdigit() or len(raw) > 12:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{name}` must be a non-negative integer.")
-    return int(raw)
 
 
 def _seconds(request: Request) -> float:

@@ -41,7 +41,7 @@ const PlayPad = (() => {
     }
     const hint = document.createElement("p");
     hint.className = "hint";
-    hint.textContent = "Arrow keys move you; pick and dump are below.";
+    hint.textContent = "The arrow keys move you too (when no field has the focus).";
     box.append(group, hint);
   }
 

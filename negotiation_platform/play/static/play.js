@@ -68,8 +68,9 @@
     const list = text("dl");
     for (const [key, v] of Object.entries(value)) {
       const label = key.replace(/_/g, " ");
-      list.appendChild(text("dt", label));
-      const cell = list.appendChild(text("dd"));
+      const nested = v !== null && typeof v === "object" && !(Array.isArray(v) && v.every((x) => typeof x !== "object"));
+      list.appendChild(text("dt", label, nested ? { class: "wide" } : {}));
+      const cell = list.appendChild(text("dd", undefined, nested ? { class: "wide" } : {}));
       if (v !== null && typeof v === "object" && JSON.stringify(v).length > LONG) {
         const fold = cell.appendChild(text("details"));
         fold.appendChild(text("summary", `show ${label}`));

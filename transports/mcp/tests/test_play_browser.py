@@ -185,6 +185,13 @@ async def test_adasociety_steps_by_keyboard(server: str, person: Any, tmp_path: 
     await person.locator("li.event.action", has_text=f"{me} stay").wait_for()
     await keep(person, tmp_path, "adasociety.png")
 
+    bargaining = await start(server, "adasociety", opponents=["gatherer"] * 3, seed=2)  # starts negotiating
+    await person.goto(bargaining["play_url"])
+    invite = person.locator("form[data-action='request_match'] select[name='player']")
+    await invite.wait_for()
+    assert await invite.locator("option").all_inner_texts() == bargaining["opponents"]
+    assert await person.locator("#pad").is_hidden()  # no moves while bargaining
+
 
 async def test_two_people_play_split_100_against_each_other(server: str, browser: Any, tmp_path: Path) -> None:
     started = await start(server, "split_100", human_seats=1, seed=5)
