@@ -10,6 +10,8 @@ import inspect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
@@ -57,7 +59,11 @@ IMPLIED = frozenset({"seed", "name", "target", "allow"})
 
 
 def option_names(factory: Any) -> list[str] | None:
-    """The keyword options an agent factory takes (None: it takes any, through **kwargs)."""
+    """The keyword options an agent factory takes: its `Options` model's fields where it declares one,
+    else its keyword parameters (None: it takes any, through **kwargs)."""
+    declared = getattr(factory, "Options", None)
+    if isinstance(declared, type) and issubclass(declared, BaseModel):
+        return sorted(declared.model_fields)
     parameters = inspect.signature(factory).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in parameters):
         return None

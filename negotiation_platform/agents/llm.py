@@ -25,8 +25,11 @@ import re
 import time
 from typing import Any
 
+from pydantic import Field
+
 from negotiation_platform.agents.base import Decision, OutgoingMessage
-from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply, open_caller
+from negotiation_platform.agents.chat_options import EndpointOptions, read_options
+from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
@@ -38,88 +41,59 @@ SYSTEM = (
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
+class LLMAgentOptions(EndpointOptions):
+    """The `llm:` agent's options: the endpoint's (see `EndpointOptions`) and these.
+
+    Attributes:
+        max_replies: unusable replies (no JSON, no legal action) per move before it is forfeited.
+        max_refusals: moves the arena refuses in a row before the next one is forfeited.
+        json_mode: ask for `response_format={"type": "json_object"}` (dropped if the endpoint refuses it).
+        move_seconds: the most one move's calls may take, retries included (None: no bound but the
+            turn clock, whose default move comes after the turn state's `deadline_seconds`).
+    """
+
+    max_replies: int = Field(3, ge=1, le=100)
+    max_refusals: int = Field(3, ge=0, le=100)
+    json_mode: bool = True
+    move_seconds: float | None = Field(None, gt=0.0, le=3600.0)
+
+
 class LLMAgent:
     """Plays any game by asking an OpenAI-compatible chat model for a JSON move.
 
-    Every option from `base_url` on is also an `--agent-config` key of `negotiation-platform
-    tournament` and `play`; a key not listed here is refused before the first match.
+    `options` are `LLMAgentOptions`' fields, also the `--agent-config` keys of `negotiation-platform
+    tournament` and `play`; a key not among them is refused before the first match.
 
     Args:
         seed: the seat's seed (set by the tournament; used for nothing the endpoint sees).
         name: the seat's name.
         target: the model, as in `llm:MODEL`.
-        base_url: the endpoint's base URL (default: OPENAI_BASE_URL, else OpenAI's own).
-        api_key: the key (default: OPENAI_API_KEY).
-        temperature: the sampling temperature; above 0, replies are cached only with `cache_sampled`.
-        max_replies: unusable replies (no JSON, no legal action) per move before it is forfeited.
-        max_refusals: moves the arena refuses in a row before the next one is forfeited.
-        json_mode: ask for `response_format={"type": "json_object"}` (dropped if the endpoint refuses it).
-        timeout: seconds one request may take.
-        max_tokens: the completion's token bound (None: the endpoint's).
-        retries: tries after the first on 408, 409, 429, 5xx and timeouts.
-        backoff: the first wait between tries, in seconds; doubled each try, with full jitter.
-        max_backoff: the longest wait between tries (a `Retry-After` header is obeyed instead).
-        move_seconds: the most one move's calls may take, retries included (None: no bound but the
-            turn clock, whose default move comes after the turn state's `deadline_seconds`).
-        max_concurrency: the most requests in flight to this endpoint, shared by every agent of the
-            process that names the same URL (the first one's limit holds).
-        cache: an SQLite file of replies keyed by (endpoint, model, messages, options).
-        cache_sampled: cache replies sampled at a temperature above 0 too (keyed by the seat's seed as
-            well, so a replay of the same seeds gets the same draws and other seeds their own).
+        **options: see `LLMAgentOptions`.
     """
 
     needs_target = True
     """Named as `llm:MODEL`: the kind alone is not a playable agent."""
     bills_tokens = True
     """Its transcript reports token usage: a tournament's price table must price its model."""
+    Options = LLMAgentOptions
 
-    def __init__(
-        self,
-        seed: int = 0,
-        name: str = "llm",
-        target: str = "",
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        temperature: float = 0.0,
-        max_replies: int = 3,
-        max_refusals: int = 3,
-        json_mode: bool = True,
-        timeout: float = 60.0,
-        max_tokens: int | None = None,
-        retries: int = 4,
-        backoff: float = 1.0,
-        max_backoff: float = 30.0,
-        move_seconds: float | None = None,
-        max_concurrency: int | None = None,
-        cache: str | None = None,
-        cache_sampled: bool = False,
-    ) -> None:
+    def __init__(self, seed: int = 0, name: str = "llm", target: str = "", **options: Any) -> None:
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "llm agents need a model: llm:MODEL.")
+        settings = read_options(LLMAgentOptions, "llm", options)
         self.name = name
         self.model = target
         self.seed = seed
-        self.temperature = temperature
-        self.max_replies = max_replies
-        self.max_refusals = max_refusals
-        self.json_mode = json_mode
-        self.max_tokens = max_tokens
-        self.move_seconds = move_seconds
+        self.temperature = settings.temperature
+        self.max_replies = settings.max_replies
+        self.max_refusals = settings.max_refusals
+        self.json_mode = settings.json_mode
+        self.max_tokens = settings.max_tokens
+        self.move_seconds = settings.move_seconds
         self.transcript: list[dict[str, Any]] = []
         """One entry per reply asked for: the raw reply, what was wrong with it, its usage and latency."""
         self._refusals = 0
-        self._caller = open_caller(
-            target,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            retries=retries,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            max_concurrency=max_concurrency,
-            cache=cache if temperature <= 0 or cache_sampled else None,
-        )
+        self._caller = settings.caller(target)
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
         refusal = turn.get("refusal")

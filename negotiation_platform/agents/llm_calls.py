@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
-import os
 import random
 import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.agents.llm_cache import ResponseCache, cache_key, open_cache
-from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.agents.llm_cache import ResponseCache, cache_key
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = frozenset({408, 409, 429})
@@ -188,42 +186,6 @@ class Caller:
             else self.endpoint
         )
         return EndpointError(f"{where} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
-
-
-def open_caller(
-    model: str,
-    *,
-    base_url: str | None,
-    api_key: str | None,
-    timeout: float,
-    retries: int,
-    backoff: float,
-    max_backoff: float,
-    max_concurrency: int | None,
-    cache: str | None,
-) -> Caller:
-    """The Caller of an agent's options: the endpoint from `base_url`/`api_key`, else the environment
-    (OPENAI_BASE_URL, OPENAI_API_KEY), else OpenAI's own URL; `cache` an SQLite file of replies."""
-    from openai import AsyncOpenAI
-
-    if max_concurrency is not None and max_concurrency < 1:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_concurrency must be at least 1.")
-    url = base_url or os.environ.get("OPENAI_BASE_URL")
-    client = AsyncOpenAI(
-        base_url=url or DEFAULT_URL,
-        api_key=api_key or os.environ.get("OPENAI_API_KEY") or "unset",
-        timeout=timeout,
-        max_retries=0,  # the Caller retries, within the move's deadline
-    )
-    return Caller(
-        client,
-        model,
-        endpoint=str(client.base_url).rstrip("/"),
-        default_url=not url,
-        policy=CallPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff, timeout=timeout),
-        max_concurrency=max_concurrency,
-        cache=open_cache(cache) if cache else None,
-    )
 
 
 def retry_after(headers: Any) -> float | None:

@@ -4,10 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -18,12 +15,9 @@ from a2a.client import ClientConfig
 
 from negotiation_a2a import wire
 from negotiation_a2a.client import A2aArena
+from tests.cli_servers import cli_server, free_port
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["a2a_server", "free_port", "in_context", "served"]
 
 
 @asynccontextmanager
@@ -45,23 +39,8 @@ async def served(build: Any, port: int | None = None) -> AsyncIterator[str]:
 @contextmanager
 def a2a_server(*flags: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`serve a2a` as a subprocess; its base URL and process while the block runs."""
-    port = free_port()
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "serve", "a2a", "--port", str(port), *flags]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server died") from None
-                time.sleep(0.1)
+    with cli_server("serve", "a2a", *flags, env=env) as (port, proc):
         yield f"http://127.0.0.1:{port}", proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @asynccontextmanager

@@ -20,6 +20,7 @@ from negotiation_mcp.client import McpArena
 from negotiation_mcp.server import build_server
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.persistence import attach_store
+from tests.cli_servers import server_log
 
 pytestmark = pytest.mark.anyio
 BINDINGS = ("jsonrpc", "rest")
@@ -55,12 +56,6 @@ async def answer(http: httpx.AsyncClient, base: str, parts: str, binding: str) -
     message = reply["result"]["message"] if binding == "jsonrpc" else reply["message"]
     value: dict[str, Any] = json.loads(message["parts"][1]["text"])
     return value
-
-
-def log_of(proc: Any) -> str:
-    proc.terminate()
-    _, err = proc.communicate(timeout=10)
-    return str(err.decode())
 
 
 async def test_a_lone_surrogate_is_refused_stored_nowhere_and_the_match_reads_on_every_surface(
@@ -121,7 +116,7 @@ async def test_a_lone_surrogate_in_match_id_or_game_id_is_invalid_argument(tmp_p
             for path in ("/matches/%ED%A0%80", "/matches/x%ED%B0%80?since=1", "/matches?game=%ED%A0%80"):
                 viewed = await http.get(f"{base}/view/api{path}")  # the URL decodes to U+FFFD, never to a surrogate
                 assert viewed.status_code in (200, 404) and ("error" in viewed.json() or "matches" in viewed.json())
-        log = log_of(proc)
+        log = server_log(proc)
     assert "Traceback" not in log and "UnicodeEncodeError" not in log
 
 
@@ -141,7 +136,7 @@ async def test_nan_data_parts_and_json_nested_5000_deep_get_a_structured_refusal
                     assert refused["error"]["message"].startswith("This message cannot be read: ")
             too_deep = await send(http, base, f'[{{"data": {rules % DEEP}}}]', "jsonrpc")  # no message to answer
             assert too_deep.json()["error"]["code"] == -32700
-        log = log_of(proc)
+        log = server_log(proc)
     assert "Traceback" not in log
     refusals = [line for line in log.splitlines() if "refused an A2A message" in line]
     assert len(refusals) == 2 * 4, log

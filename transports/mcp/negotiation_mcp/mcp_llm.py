@@ -34,11 +34,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
 from negotiation_mcp.client import READ_TIMEOUT_SECONDS, McpArena
+from negotiation_mcp.mcp_llm_options import McpLlmOptions
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.base import Decision, OutgoingMessage
+from negotiation_platform.agents.chat_options import read_options
 from negotiation_platform.agents.driver import SeatInPlay, seat_in_play
 from negotiation_platform.agents.house import HouseSeats
-from negotiation_platform.agents.llm_calls import CallsFailed, Reply, open_caller
+from negotiation_platform.agents.llm_calls import CallsFailed, Reply
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -63,50 +65,23 @@ class McpLlmAgent:
     bills_tokens = True
     """Its transcript reports token usage: a tournament's price table must price its model."""
 
-    def __init__(
-        self,
-        seed: int = 0,
-        name: str = "mcp-llm",
-        target: str = "",
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        temperature: float = 0.0,
-        timeout: float = 60.0,
-        max_tokens: int | None = None,
-        max_calls_per_turn: int = 8,
-        max_calls: int = 400,
-        retries: int = 4,
-        backoff: float = 1.0,
-        max_backoff: float = 30.0,
-        max_concurrency: int | None = None,
-        cache: str | None = None,
-        cache_sampled: bool = False,
-    ) -> None:
-        """The endpoint and call options are `llm:`'s (see `LLMAgent`): retries with backoff on 429, 5xx
-        and timeouts, a per-endpoint concurrency limit, an on-disk reply cache."""
+    Options = McpLlmOptions
+
+    def __init__(self, seed: int = 0, name: str = "mcp-llm", target: str = "", **options: Any) -> None:
+        """`options` are `McpLlmOptions`' fields: `llm:`'s endpoint and call options (retries with backoff
+        on 429, 5xx and timeouts, a per-endpoint concurrency limit, an on-disk reply cache) and the bounds
+        on tool calls."""
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "mcp-llm agents need a model: mcp-llm:MODEL.")
-        if max_calls_per_turn < 1 or max_calls < 1:
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_calls_per_turn and max_calls must be at least 1.")
+        settings = read_options(McpLlmOptions, "mcp-llm", options)
         self.name = name
         self.model = target
         self.seed = seed
-        self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.max_calls_per_turn = max_calls_per_turn
-        self.max_calls = max_calls
-        self.caller = open_caller(
-            target,
-            base_url=base_url,
-            api_key=api_key,
-            timeout=timeout,
-            retries=retries,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            max_concurrency=max_concurrency,
-            cache=cache if temperature <= 0 or cache_sampled else None,
-        )
+        self.temperature = settings.temperature
+        self.max_tokens = settings.max_tokens
+        self.max_calls_per_turn = settings.max_calls_per_turn
+        self.max_calls = settings.max_calls
+        self.caller = settings.caller(target)
         self.transcript: list[dict[str, Any]] = []
         self.calls = 0
         """Tool calls (and replies that called none) so far in the match, against `max_calls`."""

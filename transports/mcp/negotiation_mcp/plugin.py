@@ -15,6 +15,7 @@ from negotiation_mcp.limits import (
     DEFAULT_SESSION_IDLE_TIMEOUT,
     SessionLimits,
 )
+from negotiation_mcp.mcp_llm_options import McpLlmOptions
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
 from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
@@ -33,6 +34,7 @@ def mcp_llm_agent(seed: int = 0, name: str = "mcp-llm", target: str = "", **opti
 
 
 mcp_llm_agent.needs_target = True  # type: ignore[attr-defined]  # named as mcp-llm:MODEL, never alone
+mcp_llm_agent.Options = McpLlmOptions  # type: ignore[attr-defined]  # its --agent-config keys
 
 
 class McpTransport:

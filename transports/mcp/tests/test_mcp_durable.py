@@ -22,6 +22,7 @@ from mcp_servers import free_port, start_mcp_server
 from negotiation_mcp.client import McpArena
 from negotiation_platform.agents import ConcessionAgent
 from negotiation_platform.agents.driver import SeatHandle, take_turn
+from tests.cli_servers import cli_server
 
 pytest.importorskip("negotiation_a2a")
 pytestmark = pytest.mark.anyio
@@ -36,25 +37,8 @@ def anyio_backend() -> str:
 @contextmanager
 def remote_a2a_agent() -> Iterator[str]:
     """`agent serve concession` (a remote A2A player) as a subprocess; its base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "agent", "serve", "concession"]
-    proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        import socket
-        import time
-
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, "agent server did not start"
-                time.sleep(0.1)
+    with cli_server("agent", "serve", "concession") as (port, _):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 class Server:
@@ -129,6 +113,9 @@ async def play_three(server: Server, agent: str, crash: bool) -> dict[str, Any]:
         for name, seat in seats.items():
             api = clients["y"] if name == "right" else x
             turn = await api.get_turn_state(ids[name], seat.token, since=seat.cursor, wait_seconds=10)
+            while name in ("house", "remote") and not turn["your_turn"] and turn["status"] != "finished":
+                # news, but the server-side player's answer is still to come
+                turn = await api.get_turn_state(ids[name], seat.token, since=turn["cursor"], wait_seconds=10)
             cursors[name] = turn["cursor"]
     if crash:
         server.crash_and_restart()

@@ -247,3 +247,16 @@ def test_an_unreachable_endpoint_is_named_with_the_model() -> None:
     agent = McpLlmAgent(target="fake-model", base_url=url, api_key="test", timeout=2)
     with pytest.raises(EndpointError, match=f"{url} could not serve model 'fake-model': APIConnectionError"):
         asyncio.run(play_match(Arena(Registry()), "split_100", [agent, ConcessionAgent()], seed=1))
+
+
+def test_options_are_typed_and_checked_like_llm_ones() -> None:
+    from negotiation_platform.agents.catalog import option_names
+    from negotiation_platform.errors import NegotiationError
+
+    known = option_names(Registry().agents()["mcp-llm"])
+    assert known is not None and {"max_calls_per_turn", "max_calls", "base_url", "retries", "cache"} <= set(known)
+    assert "max_calls_per_turn" not in (option_names(Registry().agents()["llm"]) or [])
+    with pytest.raises(NegotiationError, match=r"temprature: Extra inputs are not permitted.*Known options: api_key"):
+        McpLlmAgent(target="m", temprature=0.3)
+    with pytest.raises(NegotiationError, match="max_calls: Input should be greater than or equal to 1"):
+        McpLlmAgent(target="m", max_calls=0)

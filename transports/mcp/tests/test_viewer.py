@@ -20,6 +20,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 pytestmark = pytest.mark.anyio
 MARKER = "PRIVATE-MARKER-7f3a"
 SEALED_BID = 987_654
+"""A bid no other number of the match spells (the auction's values are drawn up to a million here)."""
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def anyio_backend() -> str:
 
 async def auction(api: McpArena) -> tuple[str, list[str], list[str]]:
     """A running 3-bidder auction made by one client: its id, agent ids and tokens in seat order."""
-    started = await api.start_game("auction", seed=4)
+    started = await api.start_game("auction", config={"value_high": 1_000_000}, seed=4)
     seats = [started, await api.join_game(started["match_id"]), await api.join_game(started["match_id"])]
     return started["match_id"], [s["agent_id"] for s in seats], [s["token"] for s in seats]
 
