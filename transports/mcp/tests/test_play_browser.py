@@ -148,11 +148,16 @@ async def test_a_person_plays_a_whole_auction_with_public_and_private_chat(
     assert set(await payoffs(person, me, first, second)) == {me, first, second}
 
 
-async def test_a_company_car_match_with_a_refused_offer(server: str, person: Any, tmp_path: Path) -> None:
-    started = await start(server, "company_car", opponents=["concession"], seed=1)
+async def test_a_company_car_match_with_chat_and_a_refused_offer(server: str, person: Any, tmp_path: Path) -> None:
+    config = {"messages_per_turn": 1}  # the game of record has no talk; this config opens public chat
+    started = await start(server, "company_car", config=config, opponents=["concession"], seed=1)
     await person.goto(started["play_url"])
     assert await next_turn(person, "offer") == "offer"
-    assert await person.locator("form[data-chat]").count() == 0  # company_car opens no message channel
+    chat = person.locator("form[data-chat]")
+    assert await chat.locator("[name='to'] option").count() == 1  # public only: "everyone", no private recipients
+    await chat.locator("[name='content']").fill("I can go to 41,000 if you throw in the winter tyres.")
+    await chat.locator("button[type=submit]").click()
+    await person.locator("li.event.message", has_text="winter tyres").wait_for()
     form = person.locator("form[data-action='offer']")
     await form.locator("[name='price']").fill("41000.005")  # the server refuses: whole cents only
     await form.locator("button[type=submit]").click()
