@@ -15,6 +15,7 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+from negotiation_platform.arena.seat_links import MAX_HUMAN_SEATS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.unicode_text import not_unicode, text_problem
 
@@ -34,6 +35,13 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
         "type": "array",
         "items": {"type": "string"},
         "description": "Built-in agents for the other seats, e.g. ['concession'], or 'a2a:URL' if allowed.",
+    },
+    "human_seats": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": MAX_HUMAN_SEATS,
+        "description": "Seats to keep for people (default 0; at most the seats left besides yours and the "
+        "opponents'); the answer lists each one's agent_id, token and play_url (the browser page's link).",
     },
     "match_id": {"type": "string", "description": "The match id returned by start_game or list_matches."},
     "token": {"type": "string", "description": "Your secret seat token from start_game or join_game."},
@@ -117,9 +125,11 @@ OPERATIONS: dict[str, Operation] = {
         "Create a match and take its first seat; returns your agent_id and secret token. `opponents` fills "
         "other seats with built-in agents (or 'a2a:URL' remote agents, where the server allows that URL) "
         "that play server-side. On a shared server `seed` does not determine the draws unless it runs "
-        "in reproducible mode; the seed used is in get_result once the match is over.",
+        "in reproducible mode; the seed used is in get_result once the match is over. `human_seats` keeps seats "
+        "for people, who play in the browser from the answer's links (`play_url`, on servers that serve the "
+        "play page).",
         ("game_id",),
-        ("config", "seed", "name", "opponents"),
+        ("config", "seed", "name", "opponents", "human_seats"),
     ),
     "join_game": Operation(
         "Take the next free seat of a match; the match starts when every seat is taken.", ("match_id",), ("name",)
@@ -186,7 +196,7 @@ async def run_operation(
         raise NegotiationError(ErrorCode.UNKNOWN_OPERATION, f"No operation {name!r}; operations: {sorted(OPERATIONS)}.")
     if not isinstance(arguments, dict):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`arguments` must be an object.")
-    _check_json(arguments)  # first: no refusal below may echo text that cannot be sent back
+    check_json(arguments)  # first: no refusal below may echo text that cannot be sent back
     missing = [a for a in operation.required if a not in arguments]
     unknown = [a for a in arguments if a not in operation.required + operation.optional]
     if missing or unknown:
@@ -212,7 +222,7 @@ async def run_operation(
     return result
 
 
-def _check_json(arguments: dict[str, Any]) -> None:
+def check_json(arguments: dict[str, Any]) -> None:
     """Refuse what JSON cannot carry faithfully (NaN, infinities, text that is not Unicode) and absurd
     nesting, without recursion, before any operation sees it."""
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(arguments, ())]

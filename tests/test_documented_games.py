@@ -352,3 +352,16 @@ class TestPrompts:
         later = m.game.get_game_prompt(second)
         batna = m.game.get_current_batna(second, 2)
         assert "Round 2 of 5" in later and f"{batna:,.2f}" in later
+
+
+@pytest.mark.parametrize("game_id", ["company_car", "resource_allocation", "integrative_negotiation"])
+def test_the_two_party_games_talk_only_when_their_config_opens_chat(game_id: str) -> None:
+    from negotiation_platform.registry import Registry
+    from negotiation_platform.spec import Channel
+
+    cls = Registry().game(game_id).cls
+    (recorded,) = cls.spec_for(cls.parse_config({})).phases
+    assert recorded.messaging.channel is Channel.NONE  # the game of record: no talk
+    (talking,) = cls.spec_for(cls.parse_config({"messages_per_turn": 2, "max_message_length": 80})).phases
+    assert talking.messaging.channel is Channel.PUBLIC
+    assert (talking.messaging.per_turn, talking.messaging.max_length, talking.messaging.uses_turn) == (2, 80, False)

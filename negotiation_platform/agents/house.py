@@ -29,10 +29,14 @@ log = logging.getLogger(__name__)
 class HouseSeats:
     """Starts matches with built-in opponents and keeps their seat tasks alive."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, *, play: bool = True) -> None:
+        """`play=False` only seats the opponents (a study creating matches for later): the server that
+        resumes each match from the store plays them."""
         self.arena = arena
+        self.play = play
         self._tasks: set[asyncio.Task[None]] = set()
-        arena.house_driver = self._play_again
+        if play:
+            arena.house_driver = self._play_again
 
     async def start_game(
         self,
@@ -41,7 +45,10 @@ class HouseSeats:
         seed: int | None = None,
         name: str | None = None,
         opponents: list[str] | None = None,
+        human_seats: int | None = None,
     ) -> dict[str, Any]:
+        """The arena's `start_game`, then each opponent seated; `human_seats` keeps seats for people
+        (their links are in the answer) beside the opponents."""
         opponents = list(opponents or [])
         registry = self.arena.registry
         unknown = [o for o in opponents if not known_agent(registry, o)]
@@ -55,14 +62,17 @@ class HouseSeats:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, f"{game_id} has {seats} seats: at most {seats - 1} opponents."
             )
-        started = await self.arena.start_game(game_id, config=config, seed=seed, name=name, reserve=len(opponents))
+        started = await self.arena.start_game(
+            game_id, config=config, seed=seed, name=name, reserve=len(opponents), human_seats=human_seats
+        )
         match_id = started["match_id"]
         seated = []
         for index, opponent in enumerate(opponents):
             seed = random.Random(f"{match_id}:{index}").getrandbits(32)
             agent = make_agent(registry, opponent, seed, allow=self.arena.policy.remote_agents)
             joined = await self.arena.join_game(match_id, name=agent.name, house={"agent": opponent, "seed": seed})
-            self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
+            if self.play:
+                self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
         return {**started, "opponents": seated}
 

@@ -44,6 +44,7 @@ from negotiation_platform.arena.listing import listed, page_of, result_fields, r
 from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.arena.rollback import roll_back, start_match
+from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -234,6 +235,7 @@ class Arena:
         name: str | None = None,
         *,
         reserve: int = 0,
+        human_seats: int | None = None,
     ) -> dict[str, Any]:
         """Create a match and take its first seat; returns the seat's secret token.
 
@@ -241,6 +243,8 @@ class Arena:
         them from its secret (see `ArenaPolicy`), and reveals the seed used once the match is over.
         `reserve` (never a transport argument) holds that many seats for house players the caller
         seats next (`join_game(house=...)`): nobody else may take them, and no one waits for them.
+        `human_seats` takes that many more seats at once, for people, and answers their tokens and
+        play links (see `seat_links`).
         """
         entry = self.registry.game(_text("game_id", game_id))
         parsed = self._config(entry, config)
@@ -248,6 +252,8 @@ class Arena:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "seed must be an integer or null.")
         _name(name)
         spec = entry.cls.spec_for(parsed)
+        reserve = min(max(reserve, 0), spec.roles.min_players - 1)
+        humans = human_seat_count(human_seats, spec.roles.min_players - 1 - reserve)
         caller = CALLER.get()
         creator = caller.key() if caller is not None else None
         await self._evict()
@@ -260,17 +266,25 @@ class Arena:
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
             creator=creator,
-            reserved=min(max(reserve, 0), spec.roles.min_players - 1),
+            reserved=reserve + humans,
             held_since=self._clock(),
         )
         self._matches[live.match_id] = live
         try:
             seat, token = await self._take_seat(live, name, None)
+            people = [await self._take_seat(live, HUMAN_NAME, None, kept=True) for _ in range(humans)]
         except BaseException:
             self._matches.pop(live.match_id, None)
             raise
         self._keep_leases()
-        return {"match_id": live.match_id, "agent_id": seat.agent_id, "token": token, "seats": live.seats_total}
+        base = self.policy.play_base_url
+        started = {"match_id": match_id, "agent_id": seat.agent_id, "token": token, "seats": live.seats_total}
+        if humans:
+            started["human_seats"] = [
+                {"agent_id": s.agent_id, "token": t, "play_url": seat_link(base, match_id, t).get("play_url")}
+                for s, t in people
+            ]
+        return {**started, **seat_link(base, match_id, token)}
 
     async def join_game(
         self, match_id: str, name: str | None = None, *, house: dict[str, Any] | None = None
@@ -283,7 +297,7 @@ class Arena:
         live = await self._find(match_id, write=True)
         _name(name)
         seat, token = await self._take_seat(live, name, house)
-        return {"agent_id": seat.agent_id, "token": token}
+        return {"agent_id": seat.agent_id, "token": token, **seat_link(self.policy.play_base_url, live.match_id, token)}
 
     async def leave_game(self, match_id: str, token: str) -> dict[str, Any]:
         """Give up a seat. Before the match starts the seat is freed, and the match is dropped when its
@@ -627,10 +641,14 @@ class Arena:
             raise NegotiationError(ErrorCode.FORBIDDEN, "You left this match; your turns are played by default.")
         return live, seat
 
-    async def _take_seat(self, live: LiveMatch, name: str | None, house: dict[str, Any] | None) -> tuple[Seat, str]:
-        """Seat a new player; returns the seat and its token (which only its hash is kept of)."""
+    async def _take_seat(
+        self, live: LiveMatch, name: str | None, house: dict[str, Any] | None, *, kept: bool = False
+    ) -> tuple[Seat, str]:
+        """Seat a new player, in a reserved seat for a house player or a `kept` one; returns the seat and
+        its token (which only its hash is kept of)."""
+        kept = kept or house is not None
         async with live.lock:
-            if len(live.seats) + (live.reserved if house is None else 0) >= live.seats_total:
+            if len(live.seats) + (0 if kept else live.reserved) >= live.seats_total:
                 raise NegotiationError(ErrorCode.MATCH_FULL, f"Match {live.match_id} has no free seat.")
             taken = {s.agent_id for s in live.seats}
             base = re.sub(r"[^A-Za-z0-9_-]", "_", (name or "").strip())[:32] or f"player_{len(live.seats) + 1}"
@@ -644,7 +662,7 @@ class Arena:
             if len(live.seats) + 1 == live.seats_total:
                 live.match = await self._step(start_match, live, [*live.players(), agent_id], self._clock)
             live.seats.append(seat)
-            if house is not None and live.reserved:
+            if kept and live.reserved:
                 live.reserved -= 1
             live.seated_at = self._clock()
             if self._persist is not None:

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from negotiation_platform.arena.arena import Arena
 
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
@@ -199,11 +201,17 @@ def limit_body(app: Asgi, max_bytes: int = MAX_REQUEST_BYTES) -> Asgi:
     return limited
 
 
-def run_http(app: Asgi, sock: socket.socket, log_level: int | str) -> None:
-    """Serve `app` on the bound `sock` until stopped, behind the request body limit."""
+def http_server(app: Asgi, log_level: int | str, **options: Any) -> uvicorn.Server:
+    """A uvicorn server for `app` behind the request body limit (`options`: more of uvicorn's Config);
+    `run_http` runs one to the end, a caller with its own event loop awaits `serve`."""
     import uvicorn
 
-    uvicorn.Server(uvicorn.Config(limit_body(app), log_level=log_level)).run(sockets=[sock])
+    return uvicorn.Server(uvicorn.Config(limit_body(app), log_level=log_level, **options))
+
+
+def run_http(app: Asgi, sock: socket.socket, log_level: int | str) -> None:
+    """Serve `app` on the bound `sock` until stopped, behind the request body limit."""
+    http_server(app, log_level).run(sockets=[sock])
 
 
 async def start_arena(arena: Arena) -> None:

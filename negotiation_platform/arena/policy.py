@@ -66,6 +66,8 @@ class ArenaPolicy:
     """Whether spectators of a finished match see its private events and every seat's view."""
     steps_in_thread: bool = False
     """Run each step of a match in a worker thread (a server: no game can stall the others)."""
+    play_base_url: str | None = None
+    """Where the play page is served (`http://HOST:PORT`): seats get their `play_url` there; None: no links."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @classmethod
@@ -81,6 +83,7 @@ class ArenaPolicy:
         max_live_per_address: int | None = None,
         remote_agents: Iterable[str] = (),
         reveal_finished: bool = False,
+        play_base_url: str | None = None,
     ) -> ArenaPolicy:
         """The policy of an arena shared over a network: secret draws, clocks, limits, no remote fetches.
         Per-caller and per-address limits left None are shares of `max_live_matches` (see CALLER_SHARE)."""
@@ -98,6 +101,7 @@ class ArenaPolicy:
             remote_agents=AllowList.of(remote_agents),
             reveal_finished=reveal_finished,
             steps_in_thread=True,
+            play_base_url=play_base_url,
         )
 
     def match_seed(self, match_id: str, client_seed: int | None) -> int:
@@ -191,7 +195,8 @@ def add_reveal_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
+def policy_from_args(args: argparse.Namespace, play_base_url: str | None = None) -> ArenaPolicy:
+    """The served policy the `serve` options ask for; `play_base_url` where the server serves the play page."""
     return ArenaPolicy.served(
         reproducible=args.reproducible,
         turn_timeout=args.turn_timeout,
@@ -202,6 +207,7 @@ def policy_from_args(args: argparse.Namespace) -> ArenaPolicy:
         finished_ttl=args.finished_ttl,
         remote_agents=tuple(args.allow_remote_agent),
         reveal_finished=args.reveal_finished,
+        play_base_url=play_base_url,
     )
 
 

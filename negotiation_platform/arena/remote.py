@@ -29,8 +29,17 @@ class RemoteArena(ABC):
         seed: int | None = None,
         name: str | None = None,
         opponents: list[str] | None = None,
+        human_seats: int | None = None,
     ) -> dict[str, Any]:
-        return await self.call("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
+        return await self.call(
+            "start_game",
+            game_id=game_id,
+            config=config,
+            seed=seed,
+            name=name,
+            opponents=opponents,
+            human_seats=human_seats,
+        )
 
     async def join_game(self, match_id: str, name: str | None = None) -> dict[str, Any]:
         return await self.call("join_game", match_id=match_id, name=name)

@@ -35,6 +35,7 @@ from negotiation_platform.cli.research import (
     llm_agent_options,
 )
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
+from negotiation_platform.cli.study import add_study_commands, cmd_study
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
@@ -63,14 +64,15 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
 
     sub.add_parser("agents", help="list the built-in agents")
 
-    play = sub.add_parser("play", help="play a match between built-in agents")
+    play = sub.add_parser("play", help="play a match between built-in agents, or yourself in the browser (--human)")
     play.add_argument("game", help="a game id, as `games` lists them")
     play.add_argument(
         "--agents",
         nargs="+",
         default=["concession"],
-        help="one per seat, the last repeats: a built-in name, llm:MODEL or mcp-llm:MODEL (an LLM, directly or "
-        "as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a remote A2A agent",
+        help="one per seat (with --human: per seat after yours), the last repeats: a built-in name, llm:MODEL or "
+        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a "
+        "remote A2A agent",
     )
     play.add_argument("--seed", type=int, default=None, help="the match seed (random when left out)")
     play.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
@@ -79,6 +81,13 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         "--via", default=None, help="play through a transport: 'mcp' (spawns a stdio server) or a server's URL"
     )
     add_store_option(play, "also keep the match in this store (in-process play only; none by default)")
+    play.add_argument(
+        "--human",
+        action="store_true",
+        help="play the first seat yourself on a play page served on a free loopback port, --agents the others; "
+        "its link is printed (and opened in a browser when one is available), the result when the match ends",
+    )
+    play.add_argument("--no-browser", dest="browser", action="store_false", help="with --human: only print the link")
     play.add_argument(
         "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
     )
@@ -108,6 +117,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
 
     add_research_commands(sub)
     add_store_commands(sub)
+    add_study_commands(sub)
     add_new_game_command(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
@@ -174,6 +184,8 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
         known = [spec.partition(":")[0] for spec in args.agents if known_agent(registry, spec)]
         check_agent_options(registry, set(known) & REMOTE_KINDS, options)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    if args.human:
+        return _play_human(args, registry, console, seed)
     if args.via is not None and args.store is not None:
         raise SystemExit("--store is for in-process play; a server keeps matches in its own store")
     if args.via is None:
@@ -189,6 +201,35 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
         print_transcript(console, result)
+    return 0
+
+
+def _play_human(args: argparse.Namespace, registry: Registry, console: Console, seed: int) -> int:
+    from negotiation_platform.cli.human import play_with_human  # the web stack only when a person plays
+
+    if args.via is not None or args.store is not None:
+        raise SystemExit("--human plays in this process: it takes neither --via nor --store")
+    arena = Arena(registry, new_match_id=lambda: "match-1")
+
+    async def play() -> dict[str, Any]:
+        try:
+            return await play_with_human(
+                arena,
+                args.game,
+                lambda seats: make_agents(registry, args.agents, seats, seed, llm_agent_options(args)),
+                config=args.config,
+                seed=seed,
+                open_browser=args.browser,
+            )
+        finally:
+            await arena.close()
+
+    result = asyncio.run(play())
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        console.print(f"[bold]{result['game_id']}[/] seed={result['seed']} players={result['players']}")
+        print_outcome(console, result)
     return 0
 
 
@@ -309,6 +350,11 @@ def print_transcript(console: Console, result: dict[str, Any]) -> None:
     console.print(f"[bold]{result['game']}[/] seed={result['seed']} players={result['players']}")
     for event in result["events"]:
         console.print(_event_line(event), soft_wrap=True)
+    print_outcome(console, result)
+
+
+def print_outcome(console: Console, result: dict[str, Any]) -> None:
+    """The payoffs as a table, then the agreement, terms, winner and rounds."""
     table = Table("agent", "payoff")
     for agent, payoff in result["payoffs"].items():
         table.add_row(agent, f"{payoff:g}")
@@ -348,6 +394,7 @@ COMMANDS: dict[str, Command] = {
     "matches": cmd_matches,
     "export": cmd_export,
     "new-game": cmd_new_game,
+    "study": cmd_study,
 }
 
 

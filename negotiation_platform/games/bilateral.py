@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 
 from negotiation_platform.games import json_response
 from negotiation_platform.games.base_game import (
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGES,
     MAX_ROUNDS,
     MAX_SECONDS,
     BaseGame,
@@ -27,8 +29,10 @@ from negotiation_platform.games.base_game import (
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import (
     ActionSpec,
+    Channel,
     DefaultAction,
     GameSpec,
+    MessagingPolicy,
     OutcomeSpec,
     PhaseLimits,
     PhaseSpec,
@@ -48,6 +52,13 @@ class BilateralConfig(GameConfig):
         default=0.015, description="Per-round BATNA decay, one rate or one per role, each from 0 to 1."
     )
     seconds_per_turn: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
+    messages_per_turn: int = Field(
+        default=0,
+        ge=0,
+        le=MAX_MESSAGES,
+        description="Public messages a player may send on its turn, before acting (0, the game of record: none).",
+    )
+    max_message_length: int = Field(default=500, ge=1, le=MAX_MESSAGE_CHARS, description="Characters per message.")
 
 
 BilateralConfigT = TypeVar("BilateralConfigT", bound=BilateralConfig)
@@ -139,6 +150,11 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
                     "the second sees the first's action",
                     start=StartRule.SHUFFLED,
                     limits=PhaseLimits(turns=1, seconds_per_turn=config.seconds_per_turn),
+                    messaging=MessagingPolicy(
+                        channel=Channel.PUBLIC if config.messages_per_turn else Channel.NONE,
+                        per_turn=config.messages_per_turn,
+                        max_length=config.max_message_length,
+                    ),
                     actions=(
                         ActionSpec(
                             name=cls.proposal_action,

@@ -76,14 +76,14 @@ class Viewer:
         return _json({"matches": listed["matches"]})
 
     async def match(self, request: Request) -> Response:
-        state = await self.source.watch(request.path_params["match_id"], _number(request, "since"))
+        state = await self.source.watch(request.path_params["match_id"], query_number(request, "since"))
         return _json(state)
 
     async def panels(self, request: Request) -> Response:
         """The board and charts once event `at` was logged (default: now). An earlier state is a replay:
         a few at a time, and cached once the match is over (it cannot change any more)."""
         match_id = request.path_params["match_id"]
-        at = _number(request, "at")
+        at = query_number(request, "at")
         if at is None:
             return _json(await self._draw(match_id, None))
         key = (match_id, at)
@@ -119,7 +119,7 @@ class Viewer:
         """Server-Sent Events: an `update` (the watch state) whenever something public happens, from
         cursor `since`; the stream ends once the match is over or the client goes."""
         match_id = request.path_params["match_id"]
-        since = _number(request, "since")
+        since = query_number(request, "since")
         first = await self.source.watch(match_id, since)  # an unknown match is refused before streaming
         client = _client(request)
         if self._streams[client] >= self.max_streams:
@@ -198,7 +198,7 @@ async def _refused(request: Request, refusal: Exception) -> Response:
     return JSONResponse(refusal.to_dict(), status_code=status, headers=SECURITY_HEADERS)
 
 
-def _number(request: Request, name: str) -> int | None:
+def query_number(request: Request, name: str) -> int | None:
     """A non-negative integer query parameter, or None when absent."""
     raw = request.query_params.get(name)
     if raw is None:

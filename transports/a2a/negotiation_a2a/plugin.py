@@ -49,13 +49,13 @@ class A2aTransport:
         from negotiation_a2a.arena_server import build_arena_app
         from negotiation_a2a.serving import run
 
-        arena.policy = policy_from_args(args)
-        attach_served_store(arena, args, default_instance(args.port))
         base = args.public_url or f"http://{args.host}:{args.port}"
+        arena.policy = policy_from_args(args, play_base_url=base)
+        attach_served_store(arena, args, default_instance(args.port))
         token = auth_token(args.auth_token_file)
         app = with_lifespan(build_arena_app(arena, base), arena)
         viewer = arena if args.view else None
-        run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer)
+        run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer, play=(arena, base))
 
     def serve_agent(self, agent: Agent, host: str, port: int) -> None:
         from negotiation_a2a.agent_server import build_agent_app

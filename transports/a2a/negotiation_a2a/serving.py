@@ -4,22 +4,47 @@ request body limit every HTTP server here has (`run_http`)."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from negotiation_platform.arena.exposure import Asgi, announce, bind, one_line_logs, require_bearer, run_http
+from negotiation_platform.arena.exposure import (
+    Asgi,
+    announce,
+    bind,
+    is_loopback,
+    one_line_logs,
+    require_bearer,
+    run_http,
+)
 from negotiation_platform.viewer.serving import with_viewer
 from negotiation_platform.viewer.source import MatchSource
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.arena import Arena
 
 JSONRPC_LOGGER = "a2a.server.routes.jsonrpc_dispatcher"
 """Logs a full traceback for every malformed JSON-RPC body; a client's mistake gets one line."""
 
 
 def run(
-    app: Asgi, host: str, port: int, banner: str, token: str | None = None, viewer: MatchSource | None = None
+    app: Asgi,
+    host: str,
+    port: int,
+    banner: str,
+    token: str | None = None,
+    viewer: MatchSource | None = None,
+    play: tuple[Arena, str] | None = None,
 ) -> None:
-    """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view."""
+    """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view;
+    with `play` (an arena and its public base URL), the play page at /play, outside the token guard
+    (the seat token is the credential there) and behind Host checks (loopback, the base URL's host)."""
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, viewer, f"http://{host}:{port}")
+    if play is not None:
+        from negotiation_platform.play import with_play
+
+        arena, base = play
+        served = with_play(served, arena, base, [] if is_loopback(host) else [f"{host}:*"])
     run_http(served, sock, logging.getLogger().getEffectiveLevel())

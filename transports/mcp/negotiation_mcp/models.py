@@ -36,17 +36,26 @@ class GameRules(_Open):
     spec: dict[str, Any] = Field(description="The full spec, with the JSON Schema of every action payload.")
 
 
+class HumanSeat(_Open):
+    agent_id: str
+    token: str
+    play_url: str | None = Field(default=None, description="The seat's play page link, for the person.")
+
+
 class StartedMatch(_Open):
     match_id: str
     agent_id: str = Field(description="Your seat's agent id.")
     token: str = Field(description="Secret seat token: pass it to every call for this seat; never share it.")
     seats: int
     opponents: list[str] = Field(default_factory=list, description="Agent ids of the built-in opponents seated.")
+    play_url: str | None = Field(default=None, description="Your seat's play page (on servers that serve it).")
+    human_seats: list[HumanSeat] = Field(default_factory=list, description="The seats kept for people.")
 
 
 class JoinedMatch(_Open):
     agent_id: str
     token: str
+    play_url: str | None = Field(default=None, description="Your seat's play page (on servers that serve it).")
 
 
 class TurnState(_Open):

@@ -65,8 +65,8 @@ class McpTransport:
     def serve(self, arena: Arena, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
-        arena.policy = policy_from_args(args)
         stdio = args.transport == "stdio"
+        arena.policy = policy_from_args(args, play_base_url=None if stdio else f"http://{args.host}:{args.port}")
         attach_served_store(
             arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port)
         )

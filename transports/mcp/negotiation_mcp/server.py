@@ -159,8 +159,17 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
         seed: Annotated[int | None, _about("seed")] = None,
         name: Name = None,
         opponents: Annotated[list[str] | None, _about("opponents")] = None,
+        human_seats: Annotated[int | None, _about("human_seats")] = None,
     ) -> Annotated[CallToolResult, models.StartedMatch]:
-        return await op("start_game", game_id=game_id, config=config, seed=seed, name=name, opponents=opponents)
+        return await op(
+            "start_game",
+            game_id=game_id,
+            config=config,
+            seed=seed,
+            name=name,
+            opponents=opponents,
+            human_seats=human_seats,
+        )
 
     @server.tool(description=OPERATIONS["join_game"].description)
     async def join_game(

@@ -81,13 +81,17 @@ def serve_http(
     sessions: SessionLimits | None = None,
 ) -> None:
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
-    request; the match viewer (public data only) answers at /view unless `view` is off. Stored matches
-    are resumed when the server starts, before it answers."""
+    request; the match viewer (public data only) answers at /view unless `view` is off, and the play
+    page (a seat's token is its credential) at /play, behind the same Host checks as /mcp. Stored
+    matches are resumed when the server starts, before it answers."""
     sock = bind(host, port)
     app = with_lifespan(http_app(arena, host, allowed_hosts, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
-    from negotiation_platform.viewer.serving import with_viewer  # HTTP only: stdio needs no viewer
+    from negotiation_platform.play import with_play  # HTTP only: stdio needs no web pages
+    from negotiation_platform.viewer.serving import with_viewer
 
-    served = with_viewer(guarded, arena if view else None, f"http://{host}:{port}")
+    base = f"http://{host}:{port}"
+    hosts = [] if is_loopback(host) else [f"{host}:*"]
+    served = with_play(with_viewer(guarded, arena if view else None, base), arena, base, hosts + allowed_hosts)
     run_http(served, sock, logging.getLogger().getEffectiveLevel())

@@ -4,34 +4,19 @@ MCP, the replay slider, and an AdaSociety board. Each page's screenshot must not
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import CHROMIUM, FLAGS, needs_chromium, screenshot
 from mcp import Client
 from mcp_servers import mcp_server
-from PIL import Image, ImageStat
 from viewer_helpers import finished_split, seat_to_act, two_seats
 
 from negotiation_mcp.client import McpArena
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="no chromium installed (apt-get install chromium)"),
-]
+pytestmark = [pytest.mark.anyio, needs_chromium]
 
 
 @pytest.fixture
@@ -61,14 +46,6 @@ async def page(server: str) -> AsyncIterator[Any]:
 
 def view_url(server: str, path: str = "") -> str:
     return server.removesuffix("/mcp") + "/view/" + path
-
-
-async def screenshot(page: Any, path: Path) -> None:
-    """Write the page's screenshot and check that it shows something: not one flat colour."""
-    await page.screenshot(path=str(path), full_page=True)
-    with Image.open(path) as image:
-        spread = ImageStat.Stat(image.convert("L")).stddev[0]
-    assert spread > 5, f"{path.name} looks blank (pixel standard deviation {spread:.2f})"
 
 
 async def test_list_shows_a_running_match_and_its_page_follows_a_move_made_over_mcp(
