@@ -7,19 +7,19 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, FLAGS, needs_chromium, screenshot
+from browser_helpers import needs_chromium, screenshot
 from mcp import Client
 from mcp_servers import mcp_server
+from play_page import next_turn, payoffs, submit
 
 from negotiation_mcp.client import McpArena
 
 pytestmark = [pytest.mark.anyio, needs_chromium]
-FINISHED = "[data-status]:text-is('finished')"
 
 
 @pytest.fixture(scope="module")
@@ -33,30 +33,6 @@ def server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            yield launched
-        finally:
-            await launched.close()
-
-
-@pytest.fixture
-async def person(browser: Any) -> AsyncIterator[Any]:
-    """A page in a fresh browser context (its own storage), at laptop width."""
-    context = await browser.new_context(viewport={"width": 1280, "height": 900})
-    page = await context.new_page()
-    page.set_default_timeout(20_000)
-    try:
-        yield page
-    finally:
-        await context.close()
-
-
 async def start(server: str, game_id: str, **arguments: Any) -> dict[str, Any]:
     async with Client(server) as client:
         return await McpArena(client).start_game(game_id, **arguments)
@@ -67,34 +43,6 @@ async def keep(page: Any, tmp_path: Path, name: str) -> None:
     await screenshot(page, tmp_path / name)
     if os.environ.get("PLAY_SCREENSHOTS"):
         shutil.copy(tmp_path / name, Path(os.environ["PLAY_SCREENSHOTS"]) / name)
-
-
-async def next_turn(page: Any, *actions: str) -> str:
-    """Waits until the match is over or one of `actions` has a form; which one ("finished" for the end)."""
-    wanted = ", ".join(f"form[data-action='{a}']" for a in actions)
-    await page.wait_for_selector(f"{wanted}, {FINISHED}")
-    if await page.locator(FINISHED).count():
-        return "finished"
-    for action in actions:
-        if await page.locator(f"form[data-action='{action}']").count():
-            return action
-    raise AssertionError("no form and not finished")
-
-
-async def submit(page: Any, action: str, **fields: str) -> None:
-    """Fills and submits the action's form, and waits until the move is in the transcript."""
-    form = page.locator(f"form[data-action='{action}']")
-    for name, value in fields.items():
-        await form.locator(f"[name='{name}']").fill(value)
-    mine = page.locator("li.event.action", has_text=f"{await page.locator('#me').inner_text()} {action}")
-    before = await mine.count()
-    await form.locator("button[type=submit]").click()
-    await mine.nth(before).wait_for(state="attached")
-
-
-async def payoffs(page: Any, *agents: str) -> dict[str, float]:
-    await page.wait_for_selector(FINISHED)
-    return {a: float(await page.locator(f"[data-payoff='{a}']").inner_text()) for a in agents}
 
 
 async def test_a_person_plays_a_whole_split_100_against_concession(server: str, person: Any, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import anyio
 import pytest
 from browser_helpers import needs_chromium
 from mcp_servers import free_port, start_mcp_server
-from test_play_browser import browser, next_turn, payoffs, person, submit  # noqa: F401  (fixtures, shared)
+from play_page import next_turn, payoffs, submit
 
 from negotiation_platform.cli.main import main
 from tests.play_api import play_link, split_link
@@ -73,7 +73,7 @@ async def test_a_study_of_three_is_created_served_played_and_exported(tmp_path: 
 
 @pytest.mark.anyio
 @needs_chromium
-async def test_a_study_participant_plays_in_the_browser(tmp_path: Path, person: Any) -> None:  # noqa: F811
+async def test_a_study_participant_plays_in_the_browser(tmp_path: Path, person: Any) -> None:
     async def in_the_browser(link: str) -> dict[str, Any]:
         await person.goto(link)
         for _ in range(12):
