@@ -3,9 +3,10 @@
 mcp 2.x's default protocol has no sessions, so a seat's identity travels as the `token` argument
 of every per-seat tool. Every tool answers with structured content (its output schema) and the
 same JSON as text; every refusal (an unknown tool, a missing, unknown or mistyped argument, or
-the arena's own) is a tool error whose content is the arena's `{"error": {code, message,
-details}}`. Arguments are strict: no "5" for 5, no true for 1. Nothing here holds game logic
-or match state: it is a thin adapter over the shared operations table.
+the arena's own) is a tool error whose text content is the arena's `{"error": {code, message,
+details}}` and which carries no structured content (that must match the output schema).
+Arguments are strict: no "5" for 5, no true for 1. Nothing here holds game logic or match state:
+it is a thin adapter over the shared operations table.
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ def _answer(result: dict[str, Any]) -> CallToolResult:
 
 
 def _refusal(refusal: NegotiationError) -> CallToolResult:
-    body = refusal.to_dict()
-    return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(body))], structured_content=body, is_error=True
-    )
+    """A tool error whose text is the arena's `{"error": ...}`, with no structured content: the MCP
+    spec requires structured content to match the tool's output schema, and the official TypeScript
+    SDK client throws -32602 on any that does not, so the refusal would never reach its user."""
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(refusal.to_dict()))], is_error=True)
 
 
 async def _run(operation: Awaitable[dict[str, Any]]) -> CallToolResult:

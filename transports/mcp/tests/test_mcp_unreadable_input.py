@@ -112,7 +112,7 @@ async def test_http_refuses_the_body_before_any_tool_runs_and_tools_refuse_such_
         ("start_game", {"game_id": LONE}),
     ):
         result = await server.call_tool(tool, arguments)
-        error = result.structured_content["error"]
+        error = json.loads(result.content[0].text)["error"]
         assert result.is_error and error["code"] == "invalid_argument" and "lone surrogate" in error["message"]
         result.model_dump_json()  # the answer can be sent
     assert len(arena.events(mine["match_id"])) == logged
