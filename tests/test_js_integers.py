@@ -77,5 +77,30 @@ async def test_the_extreme_seeds_are_accepted_and_read_back_exactly(seed: int) -
     assert int(as_javascript_reads(result)["seed"]) == seed
 
 
-def test_game_numbers_are_bounded_within_javascript_integers() -> None:
+def unbounded_numbers(schema: Any, path: str = "") -> list[str]:
+    """Where a JSON Schema admits a number without bounds within ±(2^53 − 1), or bounds beyond them."""
+    found = []
+    if isinstance(schema, dict):
+        if schema.get("type") in ("integer", "number"):
+            low = schema.get("minimum", schema.get("exclusiveMinimum"))
+            high = schema.get("maximum", schema.get("exclusiveMaximum"))
+            if low is None or high is None or not -MAX_SEED <= low <= high <= MAX_SEED:
+                found.append(path)
+        for key, value in schema.items():
+            found += unbounded_numbers(value, f"{path}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += unbounded_numbers(value, f"{path}/{i}")
+    return found
+
+
+@pytest.mark.anyio
+async def test_every_installed_games_configs_and_payloads_keep_numbers_within_javascript_integers() -> None:
+    """A game's config and payloads are echoed in answers (get_result's config, views, events)."""
     assert MAX_VALUE <= MAX_SEED
+    arena = Arena()
+    games = arena.registry.games()
+    assert len(games) == len((await arena.list_games())["games"])
+    for game_id, entry in games.items():
+        assert unbounded_numbers(await arena.get_game_rules(game_id)) == [], game_id  # the payloads' schemas
+        assert unbounded_numbers(entry.cls.Config.model_json_schema()) == [], game_id

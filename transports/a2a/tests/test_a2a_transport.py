@@ -29,6 +29,7 @@ from negotiation_mcp.serving import http_app
 from negotiation_platform.agents import BatnaAwareAgent, ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS
@@ -262,6 +263,20 @@ class TestThirdPartyClients:
             assert result == await arena.get_result(started["match_id"]) and result["status"] == "finished"
             stranger = exact(await json_rpc(http, url, {"operation": "get_result", "arguments": {}}))
             assert stranger["error"]["code"] == "invalid_argument"  # a context without a seat supplies nothing
+
+    async def test_a_served_matchs_seed_survives_the_data_parts_doubles(self) -> None:
+        # issue 27: served seeds had 63 bits; a data part (a protobuf Struct: doubles, as JS reads JSON)
+        # rounded them, so a client could not replay the match from the seed it was given
+        arena = Arena(policy=ArenaPolicy.served())
+        async with served(lambda base: build_arena_app(arena, base)) as base, httpx.AsyncClient() as http:
+            url = f"{base}/a2a/jsonrpc"
+            start = {"operation": "start_game", "arguments": {"game_id": "split_100", "opponents": ["concession"]}}
+            context = (await json_rpc(http, url, start))["contextId"]
+            move = {"action_type": "walk_away", "payload": {}}
+            await json_rpc(http, url, {"operation": "perform_action", "arguments": move}, context)
+            reply = await json_rpc(http, url, {"operation": "get_result", "arguments": {}}, context)
+        [data] = [p["data"] for p in reply["parts"] if "data" in p]
+        assert data["status"] == "finished" and int(data["seed"]) == exact(reply)["seed"] <= 2**53 - 1
 
     async def test_the_card_gives_every_skill_its_argument_schema_and_a_valid_example(self) -> None:
         async with served(lambda base: build_arena_app(Arena(), base)) as base, httpx.AsyncClient() as http:
