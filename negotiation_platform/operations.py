@@ -15,6 +15,7 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+from negotiation_platform.arena.policy import MAX_SEED
 from negotiation_platform.arena.seat_links import MAX_HUMAN_SEATS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.unicode_text import not_unicode, text_problem
@@ -29,7 +30,12 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
         "type": "object",
         "description": "Game config overriding defaults; see the spec from get_game_rules.",
     },
-    "seed": {"type": "integer", "description": "Seed; determines the draws only on a server in reproducible mode."},
+    "seed": {
+        "type": "integer",
+        "minimum": -MAX_SEED,
+        "maximum": MAX_SEED,
+        "description": "Seed; determines the draws only on a server in reproducible mode.",
+    },
     "name": {"type": "string", "description": "Your display name; becomes your agent id."},
     "opponents": {
         "type": "array",

@@ -113,7 +113,7 @@ def test_broken_plugins_are_reported_and_others_still_load(site: Path) -> None:
 
 
 def test_registry_can_be_embedded_without_entry_points() -> None:
-    from negotiation_platform.games import plugin
+    from negotiation_platform.registry import builtin_games as plugin
 
     registry = Registry(entry_points=False)
     registry.register(plugin, name="mine")

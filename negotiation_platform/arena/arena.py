@@ -42,7 +42,7 @@ from pydantic import ValidationError
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
-from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
 from negotiation_platform.engine.match import Match
@@ -248,8 +248,7 @@ class Arena:
         """
         entry = self.registry.game(_text("game_id", game_id))
         parsed = self._config(entry, config)
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "seed must be an integer or null.")
+        check_seed(seed)
         _name(name)
         spec = entry.cls.spec_for(parsed)
         reserve = min(max(reserve, 0), spec.roles.min_players - 1)

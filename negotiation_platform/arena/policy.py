@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused
+from negotiation_platform.errors import ErrorCode, NegotiationError
 
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000
@@ -49,6 +50,18 @@ CALLER_SHARE = 10
 ADDRESS_SHARE = 4
 """...and the callers of one address in a quarter (250 of 1000): no one can lock the others out."""
 DEFAULT_FINISHED_TTL = 3600.0
+MAX_SEED = 2**53 - 1
+"""Largest seed magnitude: every integer a JavaScript client reads (a float64) must come back exact."""
+
+
+def check_seed(seed: object) -> None:
+    """Refuse a client's seed that is not an integer a JavaScript client could hold and replay."""
+    if seed is None:
+        return
+    if not isinstance(seed, int) or isinstance(seed, bool) or not -MAX_SEED <= seed <= MAX_SEED:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"seed must be null or an integer from {-MAX_SEED} to {MAX_SEED}."
+        )
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,7 @@ class ArenaPolicy:
             return client_seed if client_seed is not None else secrets.randbelow(2**31)
         material = f"{match_id}:{client_seed if client_seed is not None else secrets.token_hex(16)}"
         digest = hmac.new(self.secret, material.encode(), hashlib.sha256).digest()
-        return int.from_bytes(digest[:8], "big") >> 1
+        return int.from_bytes(digest[:7], "big") >> 3  # 53 bits: at most MAX_SEED
 
     def remote_agent_refusal(self, url: str) -> str | None:
         """Why a remote agent at `url` may not be contacted, or None when it may."""

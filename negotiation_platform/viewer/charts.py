@@ -12,7 +12,7 @@ import numpy as np
 from negotiation_platform.analysis.metrics import role_point
 from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.registry import Registry
-from negotiation_platform.viewer.svg import circle, colour, line, polyline, rect, svg, text
+from negotiation_platform.svg import circle, colour, line, polyline, rect, svg, text
 
 WIDTH, HEIGHT, MARGIN = 460, 260, 40
 MAX_OUTCOME_DOTS = 1500

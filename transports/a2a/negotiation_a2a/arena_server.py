@@ -5,11 +5,13 @@ same names and arguments as the MCP tools) and is answered with a data part hold
 or the arena's `{"error": {code, message}}`. A plain-text message gets a short help text.
 
 start_game and join_game answer with a fresh `context_id` the server made (`Arena.bind_context`:
-the match id and 192 random bits, whose hash the seat keeps in the store like its token's): later
-calls in that context may leave out `match_id` and `token` (and get_result its `match_id`), so one
-context carries a whole match, result included, across a restart of the server and on every
-process sharing its store. Context ids a client picks itself never carry a seat (a second client
-could reuse or guess them), and an explicit token always works.
+the match id and 192 random bits, whose hash the seat keeps in the store like its token's), and
+send that answer in that context (the reply Message's `contextId`), so a client that continues in
+the reply's context, as any A2A client does, plays the seat: later calls in that context may leave
+out `match_id` and `token` (and get_result its `match_id`), so one context carries a whole match,
+result included, across a restart of the server and on every process sharing its store. Context ids
+a client picks itself never carry a seat (a second client could reuse or guess them), and an
+explicit token always works.
 
 The caller of a message, for the arena's per-caller limits, is its address and its context id
 (`wire.caller_of`); a client can open contexts at will, so the per-address limit is what bounds it.
@@ -69,6 +71,8 @@ CONTEXT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     if operation.seat or name == "get_result"
 }
 """What a seat's context supplies when left out, per operation (never for join_game: that would take a second seat)."""
+SEAT_OPERATIONS = ("start_game", "join_game")
+"""The operations that take a seat: their answer binds it to a fresh context and is sent in it."""
 SCHEMA_LABEL = "Arguments (JSON Schema): "
 
 
@@ -129,7 +133,11 @@ class ArenaExecutor(AgentExecutor):
             return
         caller = wire.caller_of(context.call_context, context.context_id)
         result = _finite(await self._run(context.context_id or "", requests[0], caller))
-        await event_queue.enqueue_event(wire.reply(wire.structured(result), context.context_id))
+        seat_context = result.get("context_id") if requests[0]["operation"] in SEAT_OPERATIONS else None
+        # a new seat's answer is sent in the seat's own context, so a client that simply continues
+        # in the reply's context (any A2A client does) plays that seat
+        reply_context = seat_context if isinstance(seat_context, str) else context.context_id
+        await event_queue.enqueue_event(wire.reply(wire.structured(result), reply_context))
 
     async def _run(self, context_id: str, request: dict[str, Any], caller: Caller) -> dict[str, Any]:
         name, arguments = request.get("operation"), request.get("arguments", {})
@@ -144,7 +152,7 @@ class ArenaExecutor(AgentExecutor):
             result = await run_operation(self.house, name, arguments, caller=caller)  # type: ignore[arg-type]
         except NegotiationError as refusal:
             return refusal.to_dict()
-        if name in ("start_game", "join_game"):
+        if name in SEAT_OPERATIONS:
             match_id = result.get("match_id", arguments.get("match_id"))
             try:
                 result = {**result, "context_id": await arena.bind_context(match_id, result["token"])}

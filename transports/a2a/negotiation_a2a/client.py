@@ -58,6 +58,7 @@ class A2aArena(RemoteArena):
         args = {k: v for k, v in arguments.items() if v is not None}
         request = wire.structured({"operation": operation, "arguments": args})
         answer = await wire.ask(self.client, request, self.context_id, CALL_SECONDS)
+        self.context_id = answer.context_id or self.context_id  # continue in the reply's context: a new seat's
         found = [d for d in wire.values_of(answer) if isinstance(d, dict)]
         if not found:
             raise RuntimeError(f"the arena answered without data: {wire.text_of(answer)!r}")
@@ -65,8 +66,6 @@ class A2aArena(RemoteArena):
         if "error" in result:
             error = result["error"]
             raise NegotiationError(ErrorCode(error["code"]), error["message"], **error.get("details", {}))
-        if isinstance(result.get("context_id"), str):  # the server remembers the new seat in this context
-            self.context_id = result["context_id"]
         return result
 
 

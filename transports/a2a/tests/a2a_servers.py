@@ -1,10 +1,13 @@
 """Real servers on free 127.0.0.1 ports for the A2A tests: an app served by uvicorn in this process
-(`served`), `serve a2a` as a subprocess (`a2a_server`), and a client in a chosen context (`in_context`)."""
+(`served`), `serve a2a` as a subprocess (`a2a_server`), a client in a chosen context (`in_context`),
+and a message sent by hand as a third-party client would (`json_rpc`, `exact`)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -17,7 +20,7 @@ from negotiation_a2a import wire
 from negotiation_a2a.client import A2aArena
 from tests.cli_servers import cli_server, free_port
 
-__all__ = ["a2a_server", "free_port", "in_context", "served"]
+__all__ = ["a2a_server", "exact", "free_port", "in_context", "json_rpc", "served"]
 
 
 @asynccontextmanager
@@ -49,3 +52,23 @@ async def in_context(base: str, context_id: str) -> AsyncIterator[A2aArena]:
     async with httpx.AsyncClient() as http:
         client = await wire.open_client(base, ClientConfig(httpx_client=http, streaming=False))
         yield A2aArena(client, context_id=context_id)
+
+
+async def json_rpc(
+    http: httpx.AsyncClient, url: str, data: dict[str, Any], context_id: str | None = None
+) -> dict[str, Any]:
+    """One SendMessage as a third-party client writes it by hand (no SDK): the reply message, as JSON."""
+    message: dict[str, Any] = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"data": data}]}
+    if context_id:
+        message["contextId"] = context_id
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    answer = await http.post(url, json=body, headers={"A2A-Version": "1.0"})
+    assert answer.status_code == 200, answer.text
+    reply: dict[str, Any] = answer.json()["result"]["message"]
+    return reply
+
+
+def exact(reply: dict[str, Any]) -> Any:
+    """The value of the reply's application/json text part: what a third-party client can rely on."""
+    [text] = [p["text"] for p in reply["parts"] if p.get("mediaType") == "application/json"]
+    return json.loads(text)

@@ -9,8 +9,9 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from a2a_servers import a2a_server, in_context
+from a2a_servers import a2a_server, exact, in_context, json_rpc
 
 from negotiation_a2a.client import A2aArena, connect
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -57,6 +58,43 @@ class TestCallers:
                 assert await limit_of(fresh.start_game("split_100", opponents=["concession"])) == (
                     "max_live_per_address"
                 )
+
+
+class TestReplyContexts:
+    """issue 27: a new seat's answer came in the request's context while the seat lived in another, so
+    a client continuing in the reply's context (as A2A clients do) was refused `missing match_id, token`."""
+
+    async def test_a_hand_written_client_continues_in_the_reply_context_even_after_a_restart(
+        self, tmp_path: Path
+    ) -> None:
+        store = str(tmp_path / "a2a.db")
+        start = {"operation": "start_game", "arguments": {"game_id": "split_100", "name": "me"}}
+        turn_state: dict[str, Any] = {"operation": "get_turn_state", "arguments": {}}
+        with a2a_server("--store", store) as (base, _):
+            url = f"{base}/a2a/jsonrpc"
+            async with httpx.AsyncClient() as http:
+                reply = await json_rpc(http, url, start, "chosen-by-the-client")
+                started = exact(reply)
+                assert reply["contextId"] == started["context_id"] != "chosen-by-the-client"
+                join = {"operation": "join_game", "arguments": {"match_id": started["match_id"], "name": "you"}}
+                joined_reply = await json_rpc(http, url, join)
+                assert joined_reply["contextId"] == exact(joined_reply)["context_id"]
+                state = exact(await json_rpc(http, url, turn_state, reply["contextId"]))
+                assert (state["match_id"], state["agent_id"]) == (started["match_id"], "me")
+                refused = exact(await json_rpc(http, url, turn_state, "chosen-by-the-client"))
+                assert refused["error"]["code"] == "invalid_argument"  # a client's own context carries no seat
+        with a2a_server("--store", store) as (base, _):
+            async with httpx.AsyncClient() as http:
+                state = exact(await json_rpc(http, f"{base}/a2a/jsonrpc", turn_state, joined_reply["contextId"]))
+            assert (state["match_id"], state["agent_id"]) == (started["match_id"], "you")
+
+    async def test_the_projects_client_follows_the_reply_context_through_a_whole_match(self) -> None:
+        with a2a_server() as (base, _):
+            async with connect(base) as me:
+                started = await me.start_game("split_100", name="me", opponents=["concession"])
+                assert me.context_id == started["context_id"]
+                result = await play_out(me)
+            assert result["status"] == "finished" and result["match_id"] == started["match_id"]
 
 
 class TestSeatContexts:

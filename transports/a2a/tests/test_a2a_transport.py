@@ -16,7 +16,7 @@ from a2a.client import A2ACardResolver, ClientConfig
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.types import AgentSkill
-from a2a_servers import served
+from a2a_servers import exact, json_rpc, served
 from mcp import Client
 from starlette.applications import Starlette
 
@@ -29,6 +29,7 @@ from negotiation_mcp.serving import http_app
 from negotiation_platform.agents import BatnaAwareAgent, ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS
@@ -241,33 +242,15 @@ async def test_one_match_three_ways_mcp_http_remote_a2a_and_builtin() -> None:
     assert replay_payoffs(arena, me["match_id"]) == recorded["payoffs"]
 
 
-async def json_rpc(http: httpx.AsyncClient, url: str, data: dict[str, Any], context_id: str | None = None) -> list[Any]:
-    """One SendMessage as a third-party client writes it by hand (no SDK): the reply message's parts, as JSON."""
-    message: dict[str, Any] = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"data": data}]}
-    if context_id:
-        message["contextId"] = context_id
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
-    answer = await http.post(url, json=body, headers={"A2A-Version": "1.0"})
-    assert answer.status_code == 200, answer.text
-    parts: list[Any] = answer.json()["result"]["message"]["parts"]
-    return parts
-
-
-def exact(parts: list[Any]) -> Any:
-    """The value of the reply's application/json text part: what a third-party client can rely on."""
-    [text] = [p["text"] for p in parts if p.get("mediaType") == "application/json"]
-    return json.loads(text)
-
-
 class TestThirdPartyClients:
     async def test_answers_keep_integers_and_the_context_remembers_the_seat_through_get_result(self) -> None:
         arena = Arena()
         async with served(lambda base: build_arena_app(arena, base)) as base, httpx.AsyncClient() as http:
             url = f"{base}/a2a/jsonrpc"
             start = {"operation": "start_game", "arguments": {"game_id": "split_100", "seed": 3, "name": "me"}}
-            parts = await json_rpc(http, url, start)
-            started = exact(parts)
-            [data] = [p["data"] for p in parts if "data" in p]
+            reply = await json_rpc(http, url, start)
+            started = exact(reply)
+            [data] = [p["data"] for p in reply["parts"] if "data" in p]
             assert data["seats"] == 2.0 and isinstance(started["seats"], int) and started["seats"] == 2
             assert {k: v for k, v in data.items() if k != "seats"} == {k: v for k, v in started.items() if k != "seats"}
             await arena.join_game(started["match_id"], name="you")
@@ -280,6 +263,20 @@ class TestThirdPartyClients:
             assert result == await arena.get_result(started["match_id"]) and result["status"] == "finished"
             stranger = exact(await json_rpc(http, url, {"operation": "get_result", "arguments": {}}))
             assert stranger["error"]["code"] == "invalid_argument"  # a context without a seat supplies nothing
+
+    async def test_a_served_matchs_seed_survives_the_data_parts_doubles(self) -> None:
+        # issue 27: served seeds had 63 bits; a data part (a protobuf Struct: doubles, as JS reads JSON)
+        # rounded them, so a client could not replay the match from the seed it was given
+        arena = Arena(policy=ArenaPolicy.served())
+        async with served(lambda base: build_arena_app(arena, base)) as base, httpx.AsyncClient() as http:
+            url = f"{base}/a2a/jsonrpc"
+            start = {"operation": "start_game", "arguments": {"game_id": "split_100", "opponents": ["concession"]}}
+            context = (await json_rpc(http, url, start))["contextId"]
+            move = {"action_type": "walk_away", "payload": {}}
+            await json_rpc(http, url, {"operation": "perform_action", "arguments": move}, context)
+            reply = await json_rpc(http, url, {"operation": "get_result", "arguments": {}}, context)
+        [data] = [p["data"] for p in reply["parts"] if "data" in p]
+        assert data["status"] == "finished" and int(data["seed"]) == exact(reply)["seed"] <= 2**53 - 1
 
     async def test_the_card_gives_every_skill_its_argument_schema_and_a_valid_example(self) -> None:
         async with served(lambda base: build_arena_app(Arena(), base)) as base, httpx.AsyncClient() as http:

@@ -1,4 +1,8 @@
-"""Registers the built-in games through the `negotiation_platform.games` entry point, like any plugin."""
+"""The built-in games as a plugin, named by the `negotiation_platform.games` entry point like any other.
+
+It lives in `registry`, above `games`, because it implements the registry's hooks: `games` stays free
+of imports from higher layers (see DESIGN.md's layer order).
+"""
 
 from __future__ import annotations
 
