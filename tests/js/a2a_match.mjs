@@ -30,10 +30,8 @@ async function call(operation, args, contextId = "") {
 }
 
 const { reply, answer: started } = await call("start_game", { game_id: "split_100", opponents: ["concession"] });
-// The seat is remembered in a context of its own. Until the reply Message's contextId is that context
-// (issue 27: "the reply to start_game is sent in the seat's own context"), the answer's `context_id`
-// names it; once both are the same this goes on in the reply's context, as any A2A client would.
-const context = started.context_id ?? reply.contextId;
+// The reply comes in the seat's own context: go on in it, as any A2A client would.
+const context = reply.contextId;
 const refusal = (await call("perform_action", { action_type: "propose", payload: { mine: 500 } }, context)).answer;
 let state = (await call("get_turn_state", { wait_seconds: 5 }, context)).answer;
 let moves = 0;

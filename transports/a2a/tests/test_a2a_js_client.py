@@ -20,6 +20,7 @@ def seen() -> dict[str, Any]:
 
 
 def test_the_js_client_plays_a_whole_match_in_the_seats_context(seen: dict[str, Any]) -> None:
+    assert seen["reply_context_id"] == seen["context_id"]  # the reply comes in the seat's own context
     assert seen["started"]["opponents"] == ["concession"] and seen["moves"] >= 1
     assert seen["status"] == "finished" and seen["result"]["status"] == "finished"
     assert seen["result"]["match_id"] == seen["started"]["match_id"]
