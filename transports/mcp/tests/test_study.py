@@ -31,8 +31,8 @@ async def play_over_api(link: str) -> dict[str, Any]:
     return dict((await anyio.to_thread.run_sync(play_link, link))["result"])
 
 
-async def study_round_trip(tmp_path: Path, play_first: Callable[[str], Awaitable[dict[str, Any]]]) -> None:
-    """Create a study of 3, serve it, play P001 with `play_first` and the others over the API, export it."""
+async def study_round_trip(tmp_path: Path, play: Callable[[str], Awaitable[dict[str, Any]]]) -> None:
+    """Create a study of 3, serve it, play each participant's seat with `play`, export it."""
     store, links, results = tmp_path / "study.sqlite", tmp_path / "links.csv", tmp_path / "results.jsonl"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -45,7 +45,7 @@ async def study_round_trip(tmp_path: Path, play_first: Callable[[str], Awaitable
 
     server = start_mcp_server(port, "--store", str(store))  # resumes the matches and plays the opponents
     try:
-        finals = [await play_first(rows[0]["play_url"])] + [await play_over_api(row["play_url"]) for row in rows[1:]]
+        finals = [await play(row["play_url"]) for row in rows]
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -73,7 +73,7 @@ async def test_a_study_of_three_is_created_served_played_and_exported(tmp_path: 
 
 @pytest.mark.anyio
 @needs_chromium
-async def test_a_study_participant_plays_in_the_browser(tmp_path: Path, person: Any) -> None:
+async def test_a_study_of_three_is_played_in_the_browser(tmp_path: Path, person: Any) -> None:
     async def in_the_browser(link: str) -> dict[str, Any]:
         await person.goto(link)
         for _ in range(12):
