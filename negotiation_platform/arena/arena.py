@@ -32,15 +32,23 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from negotiation_platform.arena.arguments import (
+    MAX_ARGUMENT_CHARS,
+    _cursor,
+    _match_query,
+    _name,
+    _seat_record,
+    _text,
+    _unknown,
+)
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
+from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import roll_back, start_match
@@ -52,10 +60,7 @@ from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.store.records import (
-    STATUSES,
-    MatchQuery,
     MatchRecord,
-    SeatRecord,
     token_hash,
 )
 from negotiation_platform.strict_json import json_problem, plain_json_chars
@@ -66,15 +71,11 @@ if TYPE_CHECKING:
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
-MAX_ARGUMENT_CHARS = 65_536
-"""Any single text or JSON argument beyond this is refused before it reaches a match."""
 MAX_DEFAULTS_PER_STEP = 10_000
 """Bound on default moves played in one go for seats that left (every game's rounds are finite)."""
 LEFT = "left the match"
 StepResult = TypeVar("StepResult")
 Found = TypeVar("Found")
-MAX_PAGE = 500
-"""Most matches one list_matches call returns; `next_cursor` fetches the next page."""
 FOLLOW_POLL_SECONDS = 0.25
 """How often a wait on a match another process plays looks into the store for news."""
 MAX_FOLLOWED = 256
@@ -83,72 +84,6 @@ STORE_FAILURES = {ErrorCode.WRONG_OWNER, ErrorCode.STORE_UNAVAILABLE}
 HouseDriver = Callable[[str, str, str, dict[str, Any]], None]
 """(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Seat:
-    agent_id: str
-    token_hash: str
-    name: str
-    house: dict[str, Any] | None = None
-    """How to rebuild the player of a seat the server plays itself (see `Arena.join_game`)."""
-    caller: str | None = None
-    """The key of the caller that took it (`Caller.key`; None for a house seat): limits count by it."""
-    context_hash: str | None = None
-    """The hash of the seat's context id, a second credential for it (see `arena.contexts`)."""
-
-
-@dataclass
-class LiveMatch:
-    """A match in the arena: its seats, and the engine's `Match` once every seat is filled."""
-
-    match_id: str
-    entry: GameEntry
-    config: dict[str, Any]
-    seed: int
-    seats_total: int
-    creator: str | None = None
-    """The key of the caller that created it (per-caller limits count by it)."""
-    reserved: int = 0
-    """Free seats held for the house players its `start_game` is seating (no one else may take them)."""
-    created_at: float = field(default_factory=time.time)
-    seats: list[Seat] = field(default_factory=list)
-    match: Match | None = None
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: asyncio.TimerHandle | None = None
-    turn_started: dict[str, float] = field(default_factory=dict)
-    """When each seat that must act now became due: its turn clock runs from there."""
-    left: set[str] = field(default_factory=set)
-    finished_at: float | None = None
-    seated_at: float = 0.0
-    """When a seat was last taken: a match still waiting for players long after that is abandoned."""
-    stored_status: str | None = None
-    """The status its store holds (writes send the status only when it changes)."""
-    held_since: float = 0.0
-    """When this process began to hold it (created or adopted), on the arena's clock."""
-    follower: str | None = None
-    """Set on a read-only copy rebuilt from the store: the process that owns the match (or "finished")."""
-    event_count: int = 0
-    """A read-only copy: the stored log length it was rebuilt from."""
-
-    def players(self) -> list[str]:
-        return [s.agent_id for s in self.seats]
-
-    prompts: dict[str, tuple[int, str]] = field(default_factory=dict)
-    """Each seat's last prompt text and the length of the log it was built at: a prompt depends only
-    on the game's state, which changes only with the log, so it is built once per turn, on demand."""
-
-    @property
-    def status(self) -> str:
-        if self.match is None:
-            return "waiting_for_players"
-        return "finished" if self.match.finished else "running"
-
-    def signal(self) -> None:
-        """Wake everyone waiting on this match, and arm a fresh event for the next waiters."""
-        self.changed.set()
-        self.changed = asyncio.Event()
 
 
 class Arena:
@@ -1079,67 +1014,3 @@ class Arena:
             prompt = match.game.get_game_prompt(agent_id)
             live.prompts[agent_id] = (len(match.events), prompt)
         return prompt
-
-
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{name}` must be a string.")
-    if len(value) > MAX_ARGUMENT_CHARS:
-        raise NegotiationError(
-            ErrorCode.MESSAGE_TOO_LONG if name == "content" else ErrorCode.INVALID_ARGUMENT,
-            f"`{name}` is longer than {MAX_ARGUMENT_CHARS} characters.",
-        )
-    return unicode_text(name, value)
-
-
-def _name(name: Any) -> None:
-    if name is not None and not isinstance(name, str):
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "name must be a string or null.")
-    if isinstance(name, str):
-        _text("name", name)
-
-
-def _cursor(since: Any) -> int:
-    if since is None:
-        return 0
-    if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "since must be a non-negative integer (a cursor) or null.")
-    return since
-
-
-def _unknown(match_id: Any) -> NegotiationError:
-    return NegotiationError(ErrorCode.UNKNOWN_MATCH, f"No match {match_id!r}; list_matches shows them.")
-
-
-def _seat_record(seat: Seat, left: bool = False) -> SeatRecord:
-    return SeatRecord(seat.agent_id, seat.name, seat.token_hash, seat.house, left, seat.caller, seat.context_hash)
-
-
-def _match_query(status: Any, game_id: Any, since: Any, limit: Any, cursor: Any) -> MatchQuery:
-    """list_matches' filters, checked: a known status, a game id, an ISO 8601 time, a page size, a cursor."""
-    if status is not None and status not in STATUSES:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"status must be one of {list(STATUSES)} or null.")
-    if game_id is not None:
-        _text("game_id", game_id)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE):
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"limit must be an integer from 1 to {MAX_PAGE}.")
-    if cursor is not None:
-        _text("cursor", cursor)
-    return MatchQuery(
-        status=status,
-        game_id=game_id,
-        since=None if since is None else _instant(since),
-        limit=limit if limit is not None else 100,
-        cursor=cursor,
-    )
-
-
-def _instant(since: Any) -> float:
-    """An ISO 8601 date or time (UTC unless it names its offset) as seconds since the epoch."""
-    try:
-        moment = datetime.fromisoformat(_text("since", since))
-    except ValueError:
-        raise NegotiationError(
-            ErrorCode.INVALID_ARGUMENT, "since must be an ISO 8601 date or time, e.g. 2025-06-01T12:00:00Z."
-        ) from None
-    return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()

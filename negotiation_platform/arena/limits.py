@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
-    from negotiation_platform.arena.arena import LiveMatch
+    from negotiation_platform.arena.live import LiveMatch
     from negotiation_platform.arena.policy import ArenaPolicy
 
 

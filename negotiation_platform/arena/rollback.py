@@ -20,7 +20,7 @@ from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
-    from negotiation_platform.arena.arena import LiveMatch
+    from negotiation_platform.arena.live import LiveMatch
 
 log = logging.getLogger(__name__)
 
