@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
+from negotiation_platform.arena.answers import spectator_state, turn_state
 from negotiation_platform.arena.arguments import (
     MAX_ARGUMENT_CHARS,
     _cursor,
@@ -49,7 +50,7 @@ from negotiation_platform.arena.arguments import (
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
-from negotiation_platform.arena.paging import EventPage, seat_page, spectator_page
+from negotiation_platform.arena.paging import seat_page
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
@@ -281,11 +282,11 @@ class Arena:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
         if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
             async with self._committed(lambda: self._seat(match_id, token)) as (live, seat):
-                return self._turn_state(live, seat, cursor, include_prompt)
+                return turn_state(live, seat, cursor, include_prompt, self.policy, self._clock)
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
             live, seat = await self._seat(match_id, token)
-            return live, lambda: self._turn_state(live, seat, cursor, include_prompt)
+            return live, lambda: turn_state(live, seat, cursor, include_prompt, self.policy, self._clock)
 
         return await self._wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
 
@@ -297,7 +298,7 @@ class Arena:
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
             live = await self._find(match_id)
-            return live, lambda: self._spectator_state(live, cursor)
+            return live, lambda: spectator_state(live, cursor, self.policy)
 
         return await self._wait_for(locate, wait_seconds, lambda _: False)
 
@@ -312,7 +313,7 @@ class Arena:
 
         upto = None if at is None else _cursor(at)
         async with self._committed(find) as (live, _):
-            state = self._spectator_state(live, cursor=0, with_events=False)
+            state = spectator_state(live, 0, self.policy, with_events=False)
             match = live.match
             if match is None:
                 return {**state, "at": 0, "view": None, "events": []}
@@ -917,100 +918,3 @@ class Arena:
             if live.match_id not in ours and live.held_since < renewed_at and live.status != "finished":
                 log.warning("match %s is now played by another process; forgetting this copy", live.match_id)
                 self._forget(live)
-
-    def _spectator_state(self, live: LiveMatch, cursor: int, *, with_events: bool = True) -> dict[str, Any]:
-        state: dict[str, Any] = {
-            "match_id": live.match_id,
-            "game_id": live.entry.game_id,
-            "status": live.status,
-            "players": [s.agent_id for s in live.seats],
-            "seats": {"filled": len(live.seats), "total": live.seats_total},
-        }
-        match = live.match
-        if match is None:
-            return {
-                **state,
-                "round": 0,
-                "phase": None,
-                "acting": [],
-                "events": [],
-                "cursor": cursor,
-                "more": False,
-                "revealed": False,
-            }
-        revealed = match.finished and self.policy.reveal_finished
-        page = spectator_page(match, cursor, revealed) if with_events else EventPage([], len(match.events), False)
-        state.update(
-            round=match.round,
-            rounds=match.spec.rounds,
-            phase=match.phase,
-            acting=match.acting(),
-            events=page.events,
-            cursor=page.cursor,
-            more=page.more,
-            revealed=revealed,
-        )
-        if match.result is not None:  # a config can hold private numbers (BATNAs by role): shown after the end
-            state.update(config=live.config, result=match.result.to_dict())
-        return state
-
-    def _turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> dict[str, Any]:
-        me = seat.agent_id
-        header = {
-            "match_id": live.match_id,
-            "game_id": live.entry.game_id,
-            "agent_id": me,
-            "status": live.status,
-            "players": [s.agent_id for s in live.seats],
-            "seats": {"filled": len(live.seats), "total": live.seats_total},
-        }
-        match = live.match
-        if match is None:
-            return {**header, "your_turn": False, "acting": [], "events": [], "cursor": cursor, "more": False}
-        game = match.game
-        deadline = self._seat_deadline(live, match, me)
-        acting = match.acting()
-        state: dict[str, Any] = {
-            **header,
-            "round": match.round,
-            "rounds": match.spec.rounds,
-            "phase": match.phase,
-            "acting": acting,
-            "your_turn": me in acting,
-            "deadline_seconds": None if deadline is None else max(0.0, round(deadline - self._clock(), 3)),
-            "allowed_actions": [
-                {
-                    "name": a.name,
-                    "description": a.description,
-                    "payload_schema": game.action_payload_schema(me, a),
-                    "remaining": match.remaining_uses(me, a),
-                }
-                for a in match.allowed_actions(me)
-            ],
-            "messaging": match.message_allowance(me),
-            "view": game.get_player_view(me),
-            "bargaining": game.bargaining_position(me) if not match.finished else None,
-        }
-        page = seat_page(match, me, cursor)
-        state.update(events=page.events, cursor=page.cursor, more=page.more)
-        if include_prompt:
-            state["prompt"] = self._prompt(live, match, me)
-        if match.result is not None:
-            state["result"] = {"payoffs": match.result.final_scores, "agreement": match.result.game_data["agreement"]}
-        return state
-
-    def _seat_deadline(self, live: LiveMatch, match: Match, agent_id: str) -> float | None:
-        """When the seat's default move comes, on the arena's clock: its turn clock or the phase's deadline."""
-        deadline = match.deadline
-        started, timeout = live.turn_started.get(agent_id), self.policy.turn_timeout
-        if started is not None and timeout is not None:
-            deadline = min(started + timeout, deadline if deadline is not None else math.inf)
-        return deadline
-
-    @staticmethod
-    def _prompt(live: LiveMatch, match: Match, agent_id: str) -> str:
-        built_at, prompt = live.prompts.get(agent_id, (-1, ""))
-        if built_at != len(match.events):
-            prompt = match.game.get_game_prompt(agent_id)
-            live.prompts[agent_id] = (len(match.events), prompt)
-        return prompt
