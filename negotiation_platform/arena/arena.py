@@ -51,6 +51,7 @@ from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.paging import seat_page
+from negotiation_platform.arena.persistence import match_record, rebuild
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import roll_back, start_match
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
@@ -446,7 +447,7 @@ class Arena:
         if live is not None and live.follower is None:
             async with live.lock:  # what is committed: not a change whose store write is still running
                 if self._holds(live):
-                    return result_of(self._record(live))
+                    return result_of(match_record(live))
         persist = self._persist
         if persist is None or not isinstance(match_id, str):
             raise _unknown(match_id)
@@ -476,7 +477,7 @@ class Arena:
             held = []
             for live in [m for m in self._matches.values() if m.follower is None]:
                 async with live.lock:  # each as committed, not halfway through a step
-                    held += [self._record(live)] if self._holds(live) else []
+                    held += [match_record(live)] if self._holds(live) else []
             records, next_cursor = page_of(held, query)
         return {"limits": self.policy.limits(), "matches": [listed(r) for r in records], "next_cursor": next_cursor}
 
@@ -775,29 +776,12 @@ class Arena:
     def _save_seat(self, live: LiveMatch, seat: Seat) -> None:
         assert self._persist is not None
         if len(live.seats) == 1:
-            self._persist.create(self._record(live))
+            self._persist.create(match_record(live))
             live.stored_status = "waiting_for_players"
             if live.match is not None:  # a game for one
                 self._save(live, 0)
             return
         self._save(live, 0 if live.match is not None else None, seated=_seat_record(seat))
-
-    def _record(self, live: LiveMatch) -> MatchRecord:
-        match = live.match
-        return MatchRecord(
-            match_id=live.match_id,
-            game_id=live.entry.game_id,
-            config=live.config,
-            seed=live.seed,
-            seats_total=live.seats_total,
-            status=live.status,
-            created_at=live.created_at,
-            creator=live.creator,
-            seats=tuple(_seat_record(s, s.agent_id in live.left) for s in live.seats),
-            round=match.round if match is not None else 0,
-            event_count=len(match.events) if match is not None else 0,
-            result=result_fields(match) if match is not None and match.result is not None else None,
-        )
 
     async def _load(self, match_id: str) -> LiveMatch:
         """The match rebuilt from the store; one load at a time per match, however many callers ask."""
@@ -825,7 +809,7 @@ class Arena:
             return await self._follow(record, refused.details["owner"])
         record = await persist.read(lambda: persist.store.get_match(match_id))  # ours now: nobody else writes it
         assert record is not None
-        live = await self._rebuild(record)
+        live = await self._rebuilt(record)
         live.held_since = self._clock()
         self._matches[match_id] = live
         self._followed.pop(match_id, None)
@@ -839,58 +823,17 @@ class Arena:
         """A read-only copy of a stored match, rebuilt again only when its log has grown."""
         known = self._followed.get(record.match_id)
         if known is None or known.event_count != record.event_count or len(known.seats) != len(record.seats):
-            known = await self._rebuild(record)
+            known = await self._rebuilt(record)
             self._followed[record.match_id] = known
             while len(self._followed) > MAX_FOLLOWED:
                 self._followed.popitem(last=False)
         known.follower = owner
         return known
 
-    async def _rebuild(self, record: MatchRecord) -> LiveMatch:
-        """A match as stored: seats from its record, state by replaying its events into a fresh `Match`."""
-        persist = self._persist
-        assert persist is not None
-        entry = self.registry.game(record.game_id)
-        live = LiveMatch(
-            match_id=record.match_id,
-            entry=entry,
-            config=record.config,
-            seed=record.seed,
-            seats_total=record.seats_total,
-            creator=record.creator,
-            created_at=record.created_at,
-            seats=[Seat(s.agent_id, s.token_hash, s.name, s.house, s.caller, s.context_hash) for s in record.seats],
-            left={s.agent_id for s in record.seats if s.left},
-            seated_at=self._clock(),
-            event_count=record.event_count,
-            stored_status=record.status,
-        )
-        if len(live.seats) == live.seats_total:
-            events = await persist.read(lambda: persist.store.events(record.match_id))
-            live.match = await asyncio.to_thread(
-                Match.replay,
-                entry.cls,
-                live.players(),
-                events,
-                config=record.config,
-                seed=record.seed,
-                match_id=record.match_id,
-                clock=self._clock,
-            )
-            if len(live.match.events) != record.event_count:
-                log.error(
-                    "match %s: replay gave %d events, the store holds %d",
-                    record.match_id,
-                    len(live.match.events),
-                    record.event_count,
-                )
-                raise NegotiationError(
-                    ErrorCode.STORE_UNAVAILABLE,
-                    f"Match {record.match_id} could not be rebuilt from the store (its game may have changed).",
-                )
-            if live.match.finished:
-                live.finished_at = self._clock()
-        return live
+    async def _rebuilt(self, record: MatchRecord) -> LiveMatch:
+        """The stored match rebuilt (see `persistence.rebuild`): this arena needs a store for it."""
+        assert self._persist is not None
+        return await rebuild(record, self._persist, self.registry, self._clock)
 
     async def _reattach_house_seats(self, live: LiveMatch) -> None:
         """Give each server-played seat of a resumed match a fresh token (only hashes are stored) and

@@ -17,12 +17,17 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from negotiation_platform.arena.arguments import _seat_record as seat_record
+from negotiation_platform.arena.listing import result_fields
+from negotiation_platform.arena.live import LiveMatch, Seat
+from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store import MEMORY, default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
+    from negotiation_platform.registry import Registry
     from negotiation_platform.store.sql import SqlStore
 
 LEASE_SECONDS = 30.0
@@ -163,3 +168,69 @@ def _seconds(text: str) -> float:
 
 def default_instance(*parts: object) -> str:
     return ":".join([socket.gethostname(), *map(str, parts)])
+
+
+def match_record(live: LiveMatch) -> MatchRecord:
+    """What the store holds of a live match (its row and seats), as of now."""
+    match = live.match
+    return MatchRecord(
+        match_id=live.match_id,
+        game_id=live.entry.game_id,
+        config=live.config,
+        seed=live.seed,
+        seats_total=live.seats_total,
+        status=live.status,
+        created_at=live.created_at,
+        creator=live.creator,
+        seats=tuple(seat_record(s, s.agent_id in live.left) for s in live.seats),
+        round=match.round if match is not None else 0,
+        event_count=len(match.events) if match is not None else 0,
+        result=result_fields(match) if match is not None and match.result is not None else None,
+    )
+
+
+async def rebuild(
+    record: MatchRecord, persist: Persistence, registry: Registry, clock: Callable[[], float]
+) -> LiveMatch:
+    """A match as stored: seats from its record, state by replaying its events into a fresh `Match`."""
+    entry = registry.game(record.game_id)
+    live = LiveMatch(
+        match_id=record.match_id,
+        entry=entry,
+        config=record.config,
+        seed=record.seed,
+        seats_total=record.seats_total,
+        creator=record.creator,
+        created_at=record.created_at,
+        seats=[Seat(s.agent_id, s.token_hash, s.name, s.house, s.caller, s.context_hash) for s in record.seats],
+        left={s.agent_id for s in record.seats if s.left},
+        seated_at=clock(),
+        event_count=record.event_count,
+        stored_status=record.status,
+    )
+    if len(live.seats) == live.seats_total:
+        events = await persist.read(lambda: persist.store.events(record.match_id))
+        live.match = await asyncio.to_thread(
+            Match.replay,
+            entry.cls,
+            live.players(),
+            events,
+            config=record.config,
+            seed=record.seed,
+            match_id=record.match_id,
+            clock=clock,
+        )
+        if len(live.match.events) != record.event_count:
+            log.error(
+                "match %s: replay gave %d events, the store holds %d",
+                record.match_id,
+                len(live.match.events),
+                record.event_count,
+            )
+            raise NegotiationError(
+                ErrorCode.STORE_UNAVAILABLE,
+                f"Match {record.match_id} could not be rebuilt from the store (its game may have changed).",
+            )
+        if live.match.finished:
+            live.finished_at = clock()
+    return live
