@@ -47,6 +47,7 @@ from negotiation_platform.arena.arguments import (
     _text,
     _unknown,
 )
+from negotiation_platform.arena.clocks import expire, next_wake, play_for_absent
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
@@ -73,9 +74,6 @@ if TYPE_CHECKING:
 
 MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
-MAX_DEFAULTS_PER_STEP = 10_000
-"""Bound on default moves played in one go for seats that left (every game's rounds are finite)."""
-LEFT = "left the match"
 StepResult = TypeVar("StepResult")
 Found = TypeVar("Found")
 FOLLOW_POLL_SECONDS = 0.25
@@ -636,18 +634,8 @@ class Arena:
 
     def _play_and_save(self, live: LiveMatch, before: int, **change: Any) -> None:
         """Default moves for seats that left, then the store write of everything since `before`."""
-        self._play_for_absent(live)
+        play_for_absent(live)
         self._save(live, before, **change)
-
-    def _play_for_absent(self, live: LiveMatch) -> None:
-        """Default moves for every due seat that left the match (runs off the loop, under the lock)."""
-        match = live.match
-        assert match is not None
-        for _ in range(MAX_DEFAULTS_PER_STEP):
-            due = [a for a in match.acting() if a in live.left]
-            if not due:
-                return
-            match.play_default(due[0], LEFT)
 
     def _settled(self, live: LiveMatch) -> None:
         """After any change: note who is now due (their turn clocks start), re-arm the timer, wake waiters."""
@@ -661,22 +649,11 @@ class Arena:
         self._arm_timer(live)
         live.signal()
 
-    def _next_wake(self, live: LiveMatch) -> float | None:
-        """The earliest of the phase's deadline and the seats' turn clocks, on the arena's clock."""
-        match = live.match
-        if match is None or match.finished:
-            return None
-        wakes = [] if match.deadline is None else [match.deadline]
-        timeout = self.policy.turn_timeout
-        if timeout is not None and live.turn_started:
-            wakes.append(min(live.turn_started.values()) + timeout)
-        return min(wakes, default=None)
-
     def _arm_timer(self, live: LiveMatch) -> None:
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        wake = self._next_wake(live)
+        wake = next_wake(live, self.policy.turn_timeout)
         if wake is None:
             return
         try:
@@ -709,22 +686,8 @@ class Arena:
         self._settled(live)
 
     def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
-        """Runs off the loop, under the lock. Only the turn that was late is forfeited: once the
-        round or phase moves on, the seats due in it get fresh clocks."""
-        timeout = self.policy.turn_timeout
-        if match.expire_due():
-            live.turn_started.clear()
-        elif timeout is not None:
-            turn = (match.round, match.phase)
-            for agent_id in [a for a, since in live.turn_started.items() if now - since >= timeout]:
-                if match.finished or (match.round, match.phase) != turn:
-                    break
-                if agent_id not in match.acting():
-                    continue
-                match.play_default(agent_id, f"turn clock: no move within {timeout:g} s")
-                live.turn_started.pop(agent_id)
-            if (match.round, match.phase) != turn:
-                live.turn_started.clear()
+        """Runs off the loop, under the lock: the late turns forfeited (see `clocks.expire`), then saved."""
+        expire(live, match, now, self.policy.turn_timeout)
         self._play_and_save(live, before)
 
     # --- keeping matches in the store -----------------------------------------------------
