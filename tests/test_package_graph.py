@@ -1,6 +1,6 @@
 """The packages of `negotiation_platform` import each other without a cycle.
 
-DESIGN.md orders the layers (spec, games, engine, registry, arena, store, ...): a lower one never
+README.md's "Layers" table orders the packages (spec, games, engine, registry, arena, store, ...): a lower one never
 imports a higher one, so each can be used and tested without the ones above it. The graph has a
 node per subpackage and per top-level module (the package's `__init__` is the node
 `negotiation_platform`) and an edge for every import of one by another, read from the source:

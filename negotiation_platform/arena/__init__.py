@@ -1,6 +1,7 @@
 """The transport-neutral arena service."""
 
-from negotiation_platform.arena.arena import MAX_WAIT_SECONDS, Arena
+from negotiation_platform.arena.arena import Arena
 from negotiation_platform.arena.protocol import ArenaApi
+from negotiation_platform.arena.timers import MAX_WAIT_SECONDS
 
 __all__ = ["MAX_WAIT_SECONDS", "Arena", "ArenaApi"]

@@ -25,7 +25,6 @@ import contextlib
 import hmac
 import json
 import logging
-import math
 import re
 import secrets
 import time
@@ -43,19 +42,20 @@ from negotiation_platform.arena.arguments import (
     _cursor,
     _match_query,
     _name,
-    _seat_record,
     _text,
     _unknown,
 )
-from negotiation_platform.arena.clocks import expire, next_wake, play_for_absent
+from negotiation_platform.arena.clocks import play_for_absent
 from negotiation_platform.arena.limits import CALLER, check_limits
-from negotiation_platform.arena.listing import listed, page_of, result_fields, result_of
+from negotiation_platform.arena.listing import listed, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.paging import seat_page
-from negotiation_platform.arena.persistence import match_record, rebuild
+from negotiation_platform.arena.persistence import match_record
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
-from negotiation_platform.arena.rollback import roll_back, start_match
+from negotiation_platform.arena.rollback import start_match
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
+from negotiation_platform.arena.store_keeping import HouseDriver
+from negotiation_platform.arena.timers import Timers
 from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -63,7 +63,6 @@ from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.store.records import (
-    MatchRecord,
     token_hash,
 )
 from negotiation_platform.strict_json import json_problem, plain_json_chars
@@ -72,21 +71,11 @@ from negotiation_platform.unicode_text import unicode_text
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
 
-MAX_WAIT_SECONDS = 60.0
-"""Longest a single `get_turn_state` call may block; callers loop for longer waits."""
-StepResult = TypeVar("StepResult")
 Found = TypeVar("Found")
-FOLLOW_POLL_SECONDS = 0.25
-"""How often a wait on a match another process plays looks into the store for news."""
-MAX_FOLLOWED = 256
-"""Read-only copies of matches played elsewhere (or finished) kept for readers."""
-STORE_FAILURES = {ErrorCode.WRONG_OWNER, ErrorCode.STORE_UNAVAILABLE}
-HouseDriver = Callable[[str, str, str, dict[str, Any]], None]
-"""(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
 log = logging.getLogger(__name__)
 
 
-class Arena:
+class Arena(Timers):
     """Live matches, seats and waiting, behind the operations of the design.
 
     `policy` defaults to the in-process one (reproducible seeds, no clocks or limits); a server
@@ -113,42 +102,6 @@ class Arena:
         self._renewal: asyncio.Task[None] | None = None
         self.house_driver: HouseDriver | None = None
         """Set by whoever seats server-side players (`HouseSeats`): called for each such seat of a resumed match."""
-
-    # --- the store ------------------------------------------------------------------------
-
-    def use_store(self, persistence: Persistence) -> None:
-        """Keep every match in `persistence`'s store from now on (set before serving)."""
-        self._persist = persistence
-
-    async def resume(self) -> int:
-        """Adopt every unfinished match of the store that no live process holds; returns how many.
-
-        Each is rebuilt by replaying its events: seats keep their tokens and cursors, every seat
-        due to act gets a fresh turn clock, and server-side seats are handed to `house_driver`.
-        """
-        persist = self._persist
-        if persist is None:
-            return 0
-        adopted = 0
-        for match_id in await persist.read(lambda: persist.store.adoptable(persist.owner)):
-            try:
-                live = await self._load(match_id)
-            except NegotiationError as failure:
-                log.warning("could not resume match %s: %s", match_id, failure.message)
-                continue
-            adopted += live.follower is None
-        self._keep_leases()
-        return adopted
-
-    async def close(self) -> None:
-        """Stop renewing leases and give them up, so another process may adopt the matches at once."""
-        if self._renewal is not None:
-            self._renewal.cancel()
-            self._renewal = None
-        if self._persist is not None:
-            persist = self._persist
-            with contextlib.suppress(NegotiationError):
-                await persist.read(lambda: persist.store.release(persist.owner))
 
     # --- catalogue ------------------------------------------------------------------------
 
@@ -328,46 +281,6 @@ class Arena:
             "view": view,
             "events": [e.to_dict() for e in spectator_events(events[:upto], revealed)],
         }
-
-    async def _wait_for(
-        self,
-        locate: Callable[[], Awaitable[tuple[LiveMatch, Callable[[], dict[str, Any]]]]],
-        wait_seconds: Any,
-        done: Callable[[dict[str, Any]], bool],
-    ) -> dict[str, Any]:
-        """`read()` (under the match's lock) once there are events, the match is over, `done` says so,
-        or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed. `locate` finds the match and its
-        reader again whenever the copy in hand went stale (played by another process, or reloaded)."""
-        live, read = await locate()
-        if (
-            isinstance(wait_seconds, bool)
-            or not isinstance(wait_seconds, int | float)
-            or not math.isfinite(wait_seconds)
-            or wait_seconds < 0
-        ):
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a finite number >= 0.")
-        give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
-        while True:
-            async with live.lock:
-                state = read() if self._holds(live) else None
-            if state is None:  # forgotten while this waited for the lock (its write failed): as stored
-                live, read = await locate()
-                continue
-            remaining = give_up - self._clock()
-            if done(state) or state["events"] or state["status"] == "finished" or remaining <= 0:
-                return state
-            if live.follower is not None:  # another process plays it: look into the store again soon
-                await asyncio.sleep(min(remaining, FOLLOW_POLL_SECONDS))
-            else:
-                changed = live.changed
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), timeout=remaining)
-            if live.follower is not None or self._matches.get(live.match_id) is not live:
-                if self._persist is None:  # dropped while we waited
-                    raise NegotiationError(
-                        ErrorCode.UNKNOWN_MATCH, f"Match {live.match_id} was abandoned by its creator."
-                    )
-                live, read = await locate()  # its current state, from the store
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
         live, seat = await self._running(match_id, token)
@@ -636,191 +549,3 @@ class Arena:
         """Default moves for seats that left, then the store write of everything since `before`."""
         play_for_absent(live)
         self._save(live, before, **change)
-
-    def _settled(self, live: LiveMatch) -> None:
-        """After any change: note who is now due (their turn clocks start), re-arm the timer, wake waiters."""
-        match = live.match
-        now = self._clock()
-        if match is not None:
-            # in seat order, never a set's: late seats' default moves are played in this order
-            live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
-            if match.finished and live.finished_at is None:
-                live.finished_at = now
-        self._arm_timer(live)
-        live.signal()
-
-    def _arm_timer(self, live: LiveMatch) -> None:
-        if live.timer is not None:
-            live.timer.cancel()
-            live.timer = None
-        wake = next_wake(live, self.policy.turn_timeout)
-        if wake is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        live.timer = loop.call_later(max(0.0, wake - self._clock()), self._on_timer, live)
-
-    def _on_timer(self, live: LiveMatch) -> None:
-        live.timer = None
-        task = asyncio.get_running_loop().create_task(self._tick(live))
-        self._ticks.add(task)
-        task.add_done_callback(self._ticks.discard)
-
-    async def _tick(self, live: LiveMatch) -> None:
-        """A clock ran out: the phase's deadline, or a seat's turn clock (its default move is played)."""
-        if self._matches.get(live.match_id) is not live:
-            return  # forgotten meanwhile (its store write failed): whoever loads it again runs its clocks
-        async with live.lock:
-            match = live.match
-            if match is not None and not match.finished:
-                now, before = self._clock(), len(match.events)
-                try:
-                    await self._mutate(live, lambda: self._expire(live, match, now, before))
-                except NegotiationError as failure:
-                    if failure.code is not ErrorCode.INTERNAL_ERROR:  # (that one is logged where the game failed)
-                        log.warning("match %s: a clock ran out but the move was not kept: %s", live.match_id, failure)
-                        return
-                    live.turn_started.clear()  # the game failed and nothing changed: fresh clocks, tried again later
-        self._settled(live)
-
-    def _expire(self, live: LiveMatch, match: Match, now: float, before: int) -> None:
-        """Runs off the loop, under the lock: the late turns forfeited (see `clocks.expire`), then saved."""
-        expire(live, match, now, self.policy.turn_timeout)
-        self._play_and_save(live, before)
-
-    # --- keeping matches in the store -----------------------------------------------------
-
-    async def _step(self, step: Callable[..., StepResult], *args: Any, **kwargs: Any) -> StepResult:
-        """Run one step of game code: in a worker thread when the policy says so, else right here."""
-        if self.policy.steps_in_thread:
-            return await asyncio.to_thread(step, *args, **kwargs)
-        return step(*args, **kwargs)
-
-    async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
-        """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
-        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there. If the
-        game failed midway, the match is rolled back (see `negotiation_platform.arena.rollback`)."""
-        before = len(live.match.events) if live.match is not None else 0
-        try:
-            await self._step(work)
-        except NegotiationError as failure:
-            if failure.code in STORE_FAILURES:
-                self._forget(live)
-            elif live.match is not None and len(live.match.events) != before:
-                await roll_back(live, before, failure, self._clock, self._forget)
-            raise
-        except Exception as bug:
-            raise await roll_back(live, before, bug, self._clock, self._forget) from None
-
-    def _forget(self, live: LiveMatch) -> None:
-        if self._matches.get(live.match_id) is live:
-            del self._matches[live.match_id]
-        if live.timer is not None:
-            live.timer.cancel()
-            live.timer = None
-        live.signal()
-
-    def _save(self, live: LiveMatch, before: int | None = None, **change: Any) -> None:
-        """Write what changed (the events from `before` on, status, round, result); blocking, off the loop."""
-        if self._persist is None:
-            return
-        match = live.match
-        if match is not None and before is not None:
-            change.update(events=match.events[before:], round=match.round)
-            if live.status != live.stored_status:
-                change["status"] = live.status
-                if match.result is not None:
-                    change["result"] = result_fields(match)
-        self._persist.write(live.match_id, **change)
-        live.stored_status = change.get("status", live.stored_status)
-
-    def _save_seat(self, live: LiveMatch, seat: Seat) -> None:
-        assert self._persist is not None
-        if len(live.seats) == 1:
-            self._persist.create(match_record(live))
-            live.stored_status = "waiting_for_players"
-            if live.match is not None:  # a game for one
-                self._save(live, 0)
-            return
-        self._save(live, 0 if live.match is not None else None, seated=_seat_record(seat))
-
-    async def _load(self, match_id: str) -> LiveMatch:
-        """The match rebuilt from the store; one load at a time per match, however many callers ask."""
-        pending = self._loads.get(match_id)
-        if pending is None:
-            pending = asyncio.get_running_loop().create_task(self._load_now(match_id))
-            self._loads[match_id] = pending
-            pending.add_done_callback(lambda _: self._loads.pop(match_id, None))
-        return await asyncio.shield(pending)
-
-    async def _load_now(self, match_id: str) -> LiveMatch:
-        """Adopt an unfinished match whose lease is free (or ours); else a read-only copy for readers."""
-        persist = self._persist
-        assert persist is not None
-        record = await persist.read(lambda: persist.store.get_match(match_id))
-        if record is None or record.status == "abandoned":
-            raise _unknown(match_id)
-        if record.status == "finished":
-            return await self._follow(record, "finished")
-        try:
-            await asyncio.to_thread(persist.claim, match_id)
-        except NegotiationError as refused:
-            if refused.code is not ErrorCode.WRONG_OWNER:
-                raise
-            return await self._follow(record, refused.details["owner"])
-        record = await persist.read(lambda: persist.store.get_match(match_id))  # ours now: nobody else writes it
-        assert record is not None
-        live = await self._rebuilt(record)
-        live.held_since = self._clock()
-        self._matches[match_id] = live
-        self._followed.pop(match_id, None)
-        await self._reattach_house_seats(live)
-        self._settled(live)
-        self._keep_leases()
-        log.info("resumed match %s (%s, %s)", match_id, record.game_id, live.status)
-        return live
-
-    async def _follow(self, record: MatchRecord, owner: str) -> LiveMatch:
-        """A read-only copy of a stored match, rebuilt again only when its log has grown."""
-        known = self._followed.get(record.match_id)
-        if known is None or known.event_count != record.event_count or len(known.seats) != len(record.seats):
-            known = await self._rebuilt(record)
-            self._followed[record.match_id] = known
-            while len(self._followed) > MAX_FOLLOWED:
-                self._followed.popitem(last=False)
-        known.follower = owner
-        return known
-
-    async def _rebuilt(self, record: MatchRecord) -> LiveMatch:
-        """The stored match rebuilt (see `persistence.rebuild`): this arena needs a store for it."""
-        assert self._persist is not None
-        return await rebuild(record, self._persist, self.registry, self._clock)
-
-    async def _reattach_house_seats(self, live: LiveMatch) -> None:
-        """Give each server-played seat of a resumed match a fresh token (only hashes are stored) and
-        hand it to `house_driver`, which plays it again."""
-        if live.status == "finished" or self.house_driver is None:
-            return
-        for seat in live.seats:
-            if seat.house is None or seat.agent_id in live.left:
-                continue
-            token = secrets.token_urlsafe(24)
-            change = {"new_token_hash": (seat.agent_id, token_hash(token))}
-            await self._mutate(live, partial(self._save, live, None, **change))
-            seat.token_hash = change["new_token_hash"][1]
-            self.house_driver(live.match_id, seat.agent_id, token, seat.house)
-
-    def _keep_leases(self) -> None:
-        """Start renewing this process's leases (once, on the running loop)."""
-        if self._persist is None or self._renewal is not None:
-            return
-        self._renewal = asyncio.get_running_loop().create_task(self._persist.keep_leases(self._clock, self._still_held))
-
-    def _still_held(self, ours: set[str], renewed_at: float) -> None:
-        """Forget unfinished matches whose lease another process has taken (this one stalled too long)."""
-        for live in list(self._matches.values()):
-            if live.match_id not in ours and live.held_since < renewed_at and live.status != "finished":
-                log.warning("match %s is now played by another process; forgetting this copy", live.match_id)
-                self._forget(live)

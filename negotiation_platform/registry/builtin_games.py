@@ -1,7 +1,7 @@
 """The built-in games as a plugin, named by the `negotiation_platform.games` entry point like any other.
 
 It lives in `registry`, above `games`, because it implements the registry's hooks: `games` stays free
-of imports from higher layers (see DESIGN.md's layer order).
+of imports from higher layers (the layers, lowest first, are in README.md's "Layers" table).
 """
 
 from __future__ import annotations
