@@ -55,3 +55,8 @@ class NegotiationError(Exception):
 
     def __repr__(self) -> str:
         return f"NegotiationError({self.code.value!r}, {self.message!r})"
+
+
+class CannotStart(Exception):
+    """Why a command cannot start serving or playing (a store it must not use, a port it cannot listen
+    on): one line for a person. Raised below the CLI, which ends the command with it (exit status 1)."""

@@ -2,7 +2,8 @@
 
 Transports register through the `negotiation_platform.transports` entry point (hook
 `register_transports`); the core never imports one by name. The CLI's `serve NAME` and
-`play --via TARGET` are built from whatever is installed.
+`play --via TARGET` are built from whatever is installed; the options a `serve` command shares
+with the others come from `negotiation_platform.cli.serve_options`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena import ArenaApi
+from negotiation_platform.registry import Registry
 
 
 class Transport(Protocol):
@@ -22,8 +24,9 @@ class Transport(Protocol):
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Add the options of `negotiation-platform serve NAME`."""
 
-    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
-        """Serve the arena until interrupted."""
+    def serve(self, registry: Registry, args: argparse.Namespace) -> None:
+        """Serve an arena of `registry`'s games until interrupted: its policy built from `args` first
+        and given to `Arena(registry, policy=...)`, as it is fixed from then on."""
 
     def connects_to(self, via: str) -> bool:
         """Whether `play --via VIA` is for this transport."""

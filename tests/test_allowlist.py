@@ -8,7 +8,8 @@ import argparse
 import pytest
 
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused, canonical
-from negotiation_platform.arena.policy import ArenaPolicy, add_policy_arguments
+from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.cli.serve_options import add_policy_arguments
 
 OK = "http://127.0.0.1:8000/agents/ok"
 

@@ -9,10 +9,10 @@ every match ends once its players are gone.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -39,11 +39,32 @@ JUNK = st.one_of(
 )
 
 
-def served_arena() -> tuple[Arena, HouseSeats]:
+TURN_TIMEOUT = 60.0
+
+
+class LeapingClock:
+    """The arena's clock: real time until `leap()`; from then on each reading is a turn clock later
+    than the one before, so every seat due to act runs out of time at once (the arena's own turn
+    clocks, played out without waiting for them)."""
+
+    def __init__(self) -> None:
+        self.leaping = False
+        self.leapt = 0.0
+
+    def __call__(self) -> float:
+        if self.leaping:
+            self.leapt += TURN_TIMEOUT
+        return time.monotonic() + self.leapt
+
+    def leap(self) -> None:
+        self.leaping = True
+
+
+def served_arena(clock: Callable[[], float] = time.monotonic) -> tuple[Arena, HouseSeats]:
     policy = ArenaPolicy.served(
-        turn_timeout=60, max_live_matches=6, max_live_per_caller=3, max_waiting_per_caller=2, finished_ttl=60
+        turn_timeout=TURN_TIMEOUT, max_live_matches=6, max_live_per_caller=3, max_waiting_per_caller=2, finished_ttl=60
     )
-    arena = Arena(policy=policy)
+    arena = Arena(policy=policy, clock=clock)
     return arena, HouseSeats(arena)
 
 
@@ -123,7 +144,8 @@ def check_privacy(state: dict[str, Any], seat: dict[str, str], everyone: list[di
 
 
 async def play(script: list[tuple[int, str, dict[str, Any], int]]) -> None:
-    arena, house = served_arena()
+    clock = LeapingClock()
+    arena, house = served_arena(clock)
     seats: list[dict[str, str]] = []  # every seat any caller holds, with its caller
     for caller_index, name, arguments, pick in script:
         caller = CALLERS[caller_index]
@@ -154,9 +176,9 @@ async def play(script: list[tuple[int, str, dict[str, Any], int]]) -> None:
         pinged = time.monotonic()
         await asyncio.wait_for(run_operation(house, "list_games", {}), 1)
         assert time.monotonic() - pinged < 1
-    # Everyone leaves, with short turn clocks from now on: every match must end within its clocks
-    # (a built-in opponent that stopped playing included), or be dropped if it never started.
-    arena.policy = dataclasses.replace(arena.policy, turn_timeout=0.05)
+    # Everyone leaves, and from now on every turn clock runs out at once: every match must end within
+    # its clocks (a built-in opponent that stopped playing included), or be dropped if it never started.
+    clock.leap()
     for seat in seats:
         try:
             await run_operation(house, "leave_game", {"match_id": seat["match_id"], "token": seat["token"]})

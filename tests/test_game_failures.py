@@ -56,8 +56,8 @@ class _FaultyPlugin:
         return [FaultyProbe]
 
 
-def faulty_arena(path: Path) -> Arena:
-    arena = stored_arena(str(path))
+def faulty_arena(path: Path, policy: ArenaPolicy | None = None) -> Arena:
+    arena = stored_arena(str(path), policy=policy)
     arena.registry.register(_FaultyPlugin(), name="faulty_plugin")
     return arena
 
@@ -102,8 +102,7 @@ async def test_a_default_move_that_fails_on_the_turn_clock_changes_nothing_and_i
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "matches.db"
-    arena = faulty_arena(path)
-    arena.policy = ArenaPolicy.served(reproducible=True, turn_timeout=0.2)
+    arena = faulty_arena(path, ArenaPolicy.served(reproducible=True, turn_timeout=0.2))
     me = await arena.start_game("faulty", {"fail_on": 0}, seed=3, name="me")  # the default move is 0
     them = await arena.join_game(me["match_id"], name="them")
     mid = me["match_id"]

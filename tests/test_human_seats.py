@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from urllib.parse import urlsplit
 
 import pytest
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.play import play_link
 
@@ -29,8 +29,7 @@ async def test_human_seats_are_taken_at_once_and_nobody_else_gets_them() -> None
 
 
 async def test_links_carry_the_token_in_the_fragment_only_where_the_page_is_served() -> None:
-    arena = Arena()
-    arena.policy = replace(arena.policy, play_base_url="http://127.0.0.1:8000")
+    arena = Arena(policy=ArenaPolicy(play_base_url="http://127.0.0.1:8000"))
     started = await arena.start_game("split_100", human_seats=1)
     match_id = started["match_id"]
     [human] = started["human_seats"]

@@ -85,3 +85,24 @@ def test_the_board_helpers_former_name_still_works() -> None:
     from negotiation_platform.viewer import svg as former
 
     assert former.rect is svg.rect and set(former.__all__) <= set(dir(svg))
+
+
+def ends_the_process_or_parses_options(node: ast.AST, module: str, is_package: bool) -> bool:
+    """An import of argparse, a `SystemExit`, or a call of `exit` (`sys.exit`, `os._exit`, the builtin)."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return any(name.split(".")[0] == "argparse" for name in imported(node, module, is_package))
+    if isinstance(node, ast.Name):
+        return node.id in {"SystemExit", "exit", "quit"}
+    return isinstance(node, ast.Attribute) and node.attr in {"exit", "_exit"}
+
+
+def test_the_arena_neither_parses_options_nor_ends_the_process() -> None:
+    """Options are parsed in `cli/` and reach the arena as a typed policy; what the arena cannot start
+    with it raises as `CannotStart`, and the command line decides to exit."""
+    found = [
+        f"{path.relative_to(ROOT.parent)}:{node.lineno}"
+        for path in sorted((ROOT / "arena").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if ends_the_process_or_parses_options(node, module_name(path), path.name == "__init__.py")
+    ]
+    assert len(list((ROOT / "arena").rglob("*.py"))) > 10 and not found, found

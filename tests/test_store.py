@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.persistence import Persistence
+from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store import MatchQuery, open_store
 from negotiation_platform.store.schema import SCHEMA_VERSION, SchemaMismatch
@@ -27,8 +28,10 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("postgres_url"))
 
 
-def stored_arena(location: str, owner: str = "one", lease_seconds: float = 30.0) -> Arena:
-    arena = Arena()
+def stored_arena(
+    location: str, owner: str = "one", lease_seconds: float = 30.0, policy: ArenaPolicy | None = None
+) -> Arena:
+    arena = Arena(policy=policy)
     store = open_store(location)
     assert store is not None
     arena.use_store(Persistence(store, owner, lease_seconds))

@@ -79,7 +79,7 @@ class Arena(Timers):
     """Live matches, seats and waiting, behind the operations of the design.
 
     `policy` defaults to the in-process one (reproducible seeds, no clocks or limits); a server
-    sets `ArenaPolicy.served(...)` before serving.
+    passes `ArenaPolicy.served(...)`. It is fixed at construction: `policy` is read-only.
     """
 
     def __init__(
@@ -91,7 +91,7 @@ class Arena(Timers):
         policy: ArenaPolicy | None = None,
     ) -> None:
         self.registry = registry if registry is not None else Registry()
-        self.policy = policy if policy is not None else ArenaPolicy()
+        self._policy = policy if policy is not None else ArenaPolicy()
         self._clock = clock
         self._new_match_id = new_match_id
         self._matches: dict[str, LiveMatch] = {}

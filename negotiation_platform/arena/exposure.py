@@ -2,9 +2,9 @@
 
 * The listening socket is bound before anything is printed, so a taken or invalid port is one
   clear error line, and the printed URL is one that answers.
-* `--auth-token-file PATH` (or `NEGOTIATION_AUTH_TOKEN`) makes every HTTP request carry
-  `Authorization: Bearer TOKEN`; others get a structured 401. Without a token the server binds
-  to 127.0.0.1 by default, and says so on stderr when told to bind elsewhere.
+* A bearer token (the CLI's `--auth-token-file PATH`, or `NEGOTIATION_AUTH_TOKEN`) makes every HTTP
+  request carry `Authorization: Bearer TOKEN`; others get a structured 401. Without a token the
+  server binds to 127.0.0.1 by default, and says so on stderr when told to bind elsewhere.
 * Library loggers that print a full traceback for a malformed request are cut to one line.
 * `with_lifespan` runs the arena's start (resuming stored matches) and stop (giving up its leases)
   inside the server's lifespan, on the loop that serves.
@@ -18,19 +18,16 @@ without the core depending on a web stack.
 
 from __future__ import annotations
 
-import argparse
 import hmac
 import ipaddress
 import json
 import logging
-import os
 import socket
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
     import uvicorn
@@ -47,39 +44,8 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--auth-token-file",
-        default=None,
-        metavar="PATH",
-        help=f"HTTP: require 'Authorization: Bearer <the file's content>' (or set {TOKEN_ENV})",
-    )
-
-
-def add_view_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-view",
-        dest="view",
-        action="store_false",
-        help="HTTP: do not serve the match viewer at /view (it shows public match data to anyone)",
-    )
-
-
-def auth_token(path: str | None) -> str | None:
-    """The bearer token from `path` (stripped), else from the environment, else None."""
-    if path is not None:
-        try:
-            token = Path(path).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise SystemExit(f"cannot read --auth-token-file {path}: {exc.strerror or exc}") from None
-        if not token:
-            raise SystemExit(f"--auth-token-file {path} is empty")
-        return token
-    return os.environ.get(TOKEN_ENV, "").strip() or None
-
-
 def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port, or SystemExit with one line saying why not.
+    """A listening TCP socket on host:port, or `CannotStart` with one line saying why not.
 
     It is made with protocol IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on connections whose
     socket says TCP, and without it Nagle holds the second write of every answer until the client's
@@ -88,14 +54,14 @@ def bind(host: str, port: int) -> socket.socket:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     except (OSError, OverflowError, UnicodeError) as exc:
-        raise SystemExit(f"cannot listen on {host}:{port}: {_why(exc)}") from None
+        raise CannotStart(f"cannot listen on {host}:{port}: {_why(exc)}") from None
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(128)
     except (OSError, OverflowError) as exc:
         sock.close()
-        raise SystemExit(f"cannot listen on {host}:{port}: {_why(exc)}") from None
+        raise CannotStart(f"cannot listen on {host}:{port}: {_why(exc)}") from None
     return sock
 
 

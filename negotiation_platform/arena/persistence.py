@@ -10,7 +10,6 @@ another process (or the same one restarted) can adopt the match.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import socket
@@ -21,8 +20,8 @@ from negotiation_platform.arena.arguments import _seat_record as seat_record
 from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.match import Match
-from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.store import MEMORY, default_location, open_store
+from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
+from negotiation_platform.store import default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
 
 if TYPE_CHECKING:
@@ -109,61 +108,22 @@ def wrong_owner(match_id: str, owner: str | None) -> NegotiationError:
     )
 
 
-def add_store_arguments(parser: argparse.ArgumentParser) -> None:
-    """`--store` and `--instance`, shared by every `serve` command."""
-    parser.add_argument(
-        "--store",
-        default=None,
-        metavar="PATH|URL",
-        help=f"where matches are kept: an SQLite file, a postgresql:// URL, or {MEMORY} for none "
-        f"(default: $NEGOTIATION_STORE, else {default_location()})",
-    )
-    parser.add_argument(
-        "--instance",
-        default=None,
-        metavar="NAME",
-        help="this process's name in the store's match leases, e.g. the URL it is reached at "
-        "(default: HOST:PORT; a restart under the same name resumes its matches at once)",
-    )
-    parser.add_argument(
-        "--lease-seconds",
-        type=_seconds,
-        default=LEASE_SECONDS,
-        help="how long after this process's last sign of life another process may take over its matches",
-    )
-
-
 def attach_store(
     arena: Arena, location: str | None, instance: str, lease_seconds: float = LEASE_SECONDS, *, read_only: bool = False
 ) -> None:
     """Keep `arena`'s matches in the store at `location` (default: `default_location()`), as `instance`
     (`read_only`: only show what other processes keep there); a store it must not read, or cannot
-    reach, ends the command with the reason."""
+    reach, is `CannotStart` with the reason."""
     from negotiation_platform.store.schema import SchemaMismatch
 
     where = location or default_location()
     try:
         store = open_store(where)
     except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
-        raise SystemExit(f"cannot use --store {where}: {refused}") from None
+        raise CannotStart(f"cannot use --store {where}: {refused}") from None
     if store is not None:
         kind = ReadOnlyPersistence if read_only else Persistence
         arena.use_store(kind(store, instance, lease_seconds))
-
-
-def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -> None:
-    """`attach_store` from the options of `add_store_arguments`; `instance` unless --instance names one."""
-    attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 86_400:
-        raise argparse.ArgumentTypeError(f"must be from 1 to 86400 seconds, got {text!r}")
-    return value
 
 
 def default_instance(*parts: object) -> str:

@@ -31,7 +31,6 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import secrets
@@ -39,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.arena.allowlist import AllowList, UrlRefused
+from negotiation_platform.arena.allowlist import AllowList
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 DEFAULT_TURN_TIMEOUT = 120.0
@@ -144,111 +143,3 @@ class ArenaPolicy:
             "reproducible_seeds": self.reproducible,
             "reveals_finished_matches": self.reveal_finished,
         }
-
-
-def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `serve` options every transport shares."""
-    parser.add_argument(
-        "--reproducible",
-        action="store_true",
-        help="draw from the client's seed (lets a match creator rebuild other seats' secrets: trusted use only)",
-    )
-    parser.add_argument(
-        "--turn-timeout", type=positive_argument, default=DEFAULT_TURN_TIMEOUT, help="seconds a seat has to move"
-    )
-    parser.add_argument(
-        "--max-live-matches",
-        type=count_argument,
-        default=DEFAULT_MAX_LIVE_MATCHES,
-        help="unfinished matches at once (more are refused)",
-    )
-    parser.add_argument(
-        "--max-live-per-caller",
-        type=count_argument,
-        default=None,
-        help="unfinished matches one caller (its address and MCP session or A2A context) may hold a seat in "
-        f"(default: 1/{CALLER_SHARE} of --max-live-matches)",
-    )
-    parser.add_argument(
-        "--max-live-per-address",
-        type=count_argument,
-        default=None,
-        help="unfinished matches the callers of one network address may hold seats in, all sessions together "
-        f"(default: 1/{ADDRESS_SHARE} of --max-live-matches)",
-    )
-    parser.add_argument(
-        "--max-waiting-per-caller",
-        type=count_argument,
-        default=DEFAULT_MAX_WAITING_PER_CALLER,
-        help="matches one caller may have waiting for players",
-    )
-    parser.add_argument(
-        "--finished-ttl",
-        type=positive_argument,
-        default=DEFAULT_FINISHED_TTL,
-        help="seconds a finished match (or one still waiting for players) stays in memory",
-    )
-    parser.add_argument(
-        "--allow-remote-agent",
-        action="append",
-        default=[],
-        type=_url_prefix,
-        metavar="URL_PREFIX",
-        help="allow a2a:URL opponents under this URL prefix, and contact them and the endpoints their "
-        "cards name only there (repeatable; none allowed by default)",
-    )
-    add_reveal_argument(parser)
-
-
-def add_reveal_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--reveal-finished",
-        action="store_true",
-        help="show spectators a finished match's private messages, sealed moves and every seat's view",
-    )
-
-
-def policy_from_args(args: argparse.Namespace, play_base_url: str | None = None) -> ArenaPolicy:
-    """The served policy the `serve` options ask for; `play_base_url` where the server serves the play page."""
-    return ArenaPolicy.served(
-        reproducible=args.reproducible,
-        turn_timeout=args.turn_timeout,
-        max_live_matches=args.max_live_matches,
-        max_waiting_per_caller=args.max_waiting_per_caller,
-        max_live_per_caller=args.max_live_per_caller,
-        max_live_per_address=args.max_live_per_address,
-        finished_ttl=args.finished_ttl,
-        remote_agents=tuple(args.allow_remote_agent),
-        reveal_finished=args.reveal_finished,
-        play_base_url=play_base_url,
-    )
-
-
-def _url_prefix(text: str) -> str:
-    try:
-        [prefix] = AllowList.of([text]).prefixes
-    except UrlRefused as why:
-        raise argparse.ArgumentTypeError(f"not a usable URL prefix ({why}): {text!r}") from None
-    return str(prefix)
-
-
-def positive_argument(text: str) -> float:
-    """An argparse type: a positive finite number of seconds or the like."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
-    return value
-
-
-def count_argument(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value

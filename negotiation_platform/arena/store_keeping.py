@@ -44,7 +44,7 @@ class StoreKeeping:
     """The store side of `Arena`."""
 
     registry: Registry
-    policy: ArenaPolicy
+    _policy: ArenaPolicy
     house_driver: HouseDriver | None
     _clock: Callable[[], float]
     _matches: dict[str, LiveMatch]
@@ -54,6 +54,12 @@ class StoreKeeping:
     _renewal: asyncio.Task[None] | None
     _settled: Callable[[LiveMatch], None]
     """Wakes waiters and re-arms the clocks of a match (see `Timers`)."""
+
+    @property
+    def policy(self) -> ArenaPolicy:
+        """What this arena allows and guarantees: given to `Arena(policy=...)` and fixed from then on
+        (no setter: clocks, limits and draws already armed under one policy never meet another)."""
+        return self._policy
 
     def use_store(self, persistence: Persistence) -> None:
         """Keep every match in `persistence`'s store from now on (set before serving)."""

@@ -34,9 +34,10 @@ from negotiation_platform.cli.research import (
     cmd_tournament,
     llm_agent_options,
 )
+from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
-from negotiation_platform.errors import NegotiationError
+from negotiation_platform.errors import CannotStart, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
 from negotiation_platform.transports import SHIPPED_TRANSPORTS, Transport, install_hint
@@ -111,8 +112,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     serve_agent = agent_commands.add_parser("serve", help="serve a built-in agent, e.g. as an A2A agent")
     serve_agent.add_argument("name", help="a built-in agent, e.g. concession")
     serve_agent.add_argument("--transport", default="a2a", help="an installed transport that can serve agents")
-    serve_agent.add_argument("--host", default="127.0.0.1", help="interface to bind")
-    serve_agent.add_argument("--port", type=int, default=9001, help="port to listen on")
+    add_address_arguments(serve_agent, 9001)
     serve_agent.add_argument("--seed", type=int, default=0, help="the agent's seed")
 
     add_research_commands(sub)
@@ -323,7 +323,7 @@ def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) ->
         raise SystemExit(
             f"the {args.serve_transport} transport is not installed: {install_hint([args.serve_transport])}"
         )
-    transport.serve(Arena(registry), args)
+    transport.serve(registry, args)
     return 0
 
 
@@ -419,10 +419,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args, registry, _stdout_console())
     except KeyboardInterrupt:
         return 130
-    except SystemExit as exc:  # raised with a one-line reason by the commands and the serving helpers
+    except SystemExit as exc:  # raised with a one-line reason by the commands and their option helpers
         if not isinstance(exc.code, str):
             raise
         return _fail(args, 1, exc.code)
+    except CannotStart as exc:  # the serving helpers and the arena's store: what the command cannot start with
+        return _fail(args, 1, str(exc))
     except Exception as exc:  # the one place that turns any failure into one line
         leaf = _innermost(exc)
         if isinstance(leaf, NegotiationError):

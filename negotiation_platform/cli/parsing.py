@@ -28,6 +28,11 @@ class CliParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def add_store_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--store PATH|URL`, left out by default (each command says what it then uses)."""
+    parser.add_argument("--store", default=None, metavar="PATH|URL", help=help)
+
+
 def json_object(text: str) -> dict[str, Any]:
     """An argument that must be a JSON object, e.g. `--config '{"rounds": 4}'`."""
     try:

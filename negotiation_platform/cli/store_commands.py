@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
+from negotiation_platform.cli.parsing import add_store_argument
 from negotiation_platform.registry import Registry
 from negotiation_platform.store import MEMORY, STATUSES, MatchQuery, default_location, open_store
 
@@ -19,12 +20,7 @@ if TYPE_CHECKING:
 
 
 def add_store_option(parser: argparse.ArgumentParser, purpose: str) -> None:
-    parser.add_argument(
-        "--store",
-        default=None,
-        metavar="PATH|URL",
-        help=f"{purpose}: an SQLite file or a postgresql:// URL",
-    )
+    add_store_argument(parser, f"{purpose}: an SQLite file or a postgresql:// URL")
 
 
 def add_store_commands(sub: Any) -> None:

@@ -10,10 +10,19 @@ from typing import Any
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.allowlist import AllowList
-from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token, with_lifespan
-from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
-from negotiation_platform.arena.policy import add_policy_arguments, policy_from_args
-from negotiation_platform.registry import hookimpl
+from negotiation_platform.arena.exposure import with_lifespan
+from negotiation_platform.arena.persistence import default_instance
+from negotiation_platform.cli.serve_options import (
+    add_address_arguments,
+    add_exposure_arguments,
+    add_policy_arguments,
+    add_store_arguments,
+    add_view_argument,
+    attach_served_store,
+    auth_token,
+    policy_from_args,
+)
+from negotiation_platform.registry import Registry, hookimpl
 
 VIA_PREFIX = "a2a:"
 
@@ -35,8 +44,7 @@ class A2aTransport:
     summary = "serve the arena as an A2A agent (agent card + JSON-RPC)"
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="interface to bind")
-        parser.add_argument("--port", type=int, default=9000, help="port to listen on")
+        add_address_arguments(parser, 9000)
         parser.add_argument(
             "--public-url", default=None, help="base URL written into the agent card (http://HOST:PORT when left out)"
         )
@@ -45,12 +53,12 @@ class A2aTransport:
         add_exposure_arguments(parser)
         add_view_argument(parser)
 
-    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
+    def serve(self, registry: Registry, args: argparse.Namespace) -> None:
         from negotiation_a2a.arena_server import build_arena_app
         from negotiation_a2a.serving import run
 
         base = args.public_url or f"http://{args.host}:{args.port}"
-        arena.policy = policy_from_args(args, play_base_url=base)
+        arena = Arena(registry, policy=policy_from_args(args, play_base_url=base))
         attach_served_store(arena, args, default_instance(args.port))
         token = auth_token(args.auth_token_file)
         app = with_lifespan(build_arena_app(arena, base), arena)

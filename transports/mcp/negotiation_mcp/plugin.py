@@ -17,10 +17,20 @@ from negotiation_mcp.limits import (
 )
 from negotiation_mcp.mcp_llm_options import McpLlmOptions
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.arena.exposure import add_exposure_arguments, add_view_argument, auth_token
-from negotiation_platform.arena.persistence import add_store_arguments, attach_served_store, default_instance
-from negotiation_platform.arena.policy import add_policy_arguments, count_argument, policy_from_args, positive_argument
-from negotiation_platform.registry import hookimpl
+from negotiation_platform.arena.persistence import default_instance
+from negotiation_platform.cli.serve_options import (
+    add_address_arguments,
+    add_exposure_arguments,
+    add_policy_arguments,
+    add_store_arguments,
+    add_view_argument,
+    attach_served_store,
+    auth_token,
+    count_argument,
+    policy_from_args,
+    positive_argument,
+)
+from negotiation_platform.registry import Registry, hookimpl
 
 LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
 """Probed once: `mcp-llm` needs the `llm` extra, and the registry asks for agents on every lookup."""
@@ -48,8 +58,7 @@ class McpTransport:
             default="stdio",
             help="stdio for a client that starts this server, http for streamable HTTP at /mcp",
         )
-        parser.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind")
-        parser.add_argument("--port", type=int, default=8000, help="HTTP: port to listen on")
+        add_address_arguments(parser, 8000, "HTTP: interface to bind", "HTTP: port to listen on")
         parser.add_argument(
             "--allowed-host",
             action="append",
@@ -62,11 +71,12 @@ class McpTransport:
         add_exposure_arguments(parser)
         add_view_argument(parser)
 
-    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
+    def serve(self, registry: Registry, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
         stdio = args.transport == "stdio"
-        arena.policy = policy_from_args(args, play_base_url=None if stdio else f"http://{args.host}:{args.port}")
+        play_base_url = None if stdio else f"http://{args.host}:{args.port}"
+        arena = Arena(registry, policy=policy_from_args(args, play_base_url=play_base_url))
         attach_served_store(
             arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port)
         )

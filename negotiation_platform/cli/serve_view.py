@@ -2,7 +2,8 @@
 
 It shows the matches that arena servers keep in a store (`--store`, the same default as `serve
 mcp|a2a`), reading only: live matches are followed as their server plays them, finished ones are
-replayed from their stored events.
+replayed from their stored events. A command of the CLI (the viewer package below it only serves
+pages), registered like a transport so that `serve` lists it beside them.
 """
 
 from __future__ import annotations
@@ -12,10 +13,16 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.arena.exposure import add_exposure_arguments, auth_token
-from negotiation_platform.arena.persistence import default_instance
-from negotiation_platform.arena.policy import ArenaPolicy, add_reveal_argument
-from negotiation_platform.registry import hookimpl
+from negotiation_platform.arena.persistence import attach_store, default_instance
+from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.cli.parsing import add_store_argument
+from negotiation_platform.cli.serve_options import (
+    add_address_arguments,
+    add_exposure_arguments,
+    add_reveal_argument,
+    auth_token,
+)
+from negotiation_platform.registry import Registry, hookimpl
 from negotiation_platform.store import default_location
 
 
@@ -24,25 +31,20 @@ class ViewerTransport:
     summary = "serve the match viewer (live and finished matches in a browser)"
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback by default)")
-        parser.add_argument("--port", type=int, default=8080, help="port to listen on")
-        parser.add_argument(
-            "--store",
-            default=None,
-            metavar="PATH|URL",
-            help=f"the store whose matches to show: an SQLite file or a postgresql:// URL "
+        add_address_arguments(parser, 8080, host_help="interface to bind (loopback by default)")
+        add_store_argument(
+            parser,
+            f"the store whose matches to show: an SQLite file or a postgresql:// URL "
             f"(default: $NEGOTIATION_STORE, else {default_location()})",
         )
         add_reveal_argument(parser)
         add_exposure_arguments(parser)
 
-    def serve(self, arena: Arena, args: argparse.Namespace) -> None:
-        from negotiation_platform.arena.persistence import attach_store
+    def serve(self, registry: Registry, args: argparse.Namespace) -> None:
         from negotiation_platform.viewer.serving import serve_viewer
 
+        arena = Arena(registry, policy=ArenaPolicy(reveal_finished=args.reveal_finished))
         attach_store(arena, args.store, default_instance("viewer", args.port), read_only=True)
-
-        arena.policy = ArenaPolicy(reveal_finished=args.reveal_finished)
         serve_viewer(arena, args.host, args.port, auth_token(args.auth_token_file))
 
     def connects_to(self, via: str) -> bool:
