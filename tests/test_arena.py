@@ -303,3 +303,18 @@ async def test_steps_run_on_the_loop_in_process_and_in_threads_when_served(regis
         mid, a, _ = await two_seats(arena)
         await arena.perform_action(mid, a["token"], "propose", {"mine": 70})
     assert threads[0] == threading.get_ident() and threads[1] != threading.get_ident()
+
+
+def test_an_arenas_policy_is_fixed_when_the_arena_is_made() -> None:
+    """Clocks, limits and draws armed under one policy never meet another: no setter, and a frozen policy."""
+    import dataclasses
+
+    from negotiation_platform.arena.policy import ArenaPolicy
+
+    policy = ArenaPolicy.served(turn_timeout=5)
+    arena = Arena(policy=policy)
+    with pytest.raises(AttributeError):
+        arena.policy = ArenaPolicy()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        arena.policy.turn_timeout = 1  # type: ignore[misc]
+    assert arena.policy is policy and arena.policy.turn_timeout == 5

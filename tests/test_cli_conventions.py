@@ -6,6 +6,7 @@ import argparse
 import importlib.metadata
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -143,3 +144,16 @@ def test_unknown_options_are_still_refused_when_the_transport_is_installed() -> 
     done = cli("serve", "mcp", "--bogus")
     assert done.returncode == 2
     assert "unrecognized arguments: --bogus" in one_line(done)
+
+
+@pytest.mark.parametrize("command", [["serve", "view"], ["serve", "mcp", "--transport", "http"], ["serve", "a2a"]])
+def test_a_store_a_server_must_not_use_ends_the_command_with_the_reason(command: list[str], tmp_path: Path) -> None:
+    """The arena refuses the store (`CannotStart`); the command line makes it its exit, before listening."""
+    pytest.importorskip({"mcp": "negotiation_mcp", "a2a": "negotiation_a2a"}.get(command[1], "negotiation_platform"))
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as c:
+        c.execute("CREATE TABLE invoices (id INTEGER)")
+    done = cli(*command, "--store", str(other))
+    assert done.returncode == 1 and done.stdout == ""
+    assert one_line(done).startswith(f"negotiation-platform serve: cannot use --store {other}: ")
+    assert "not a match store" in done.stderr
