@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.metadata
 import json
 import os
@@ -157,3 +158,49 @@ def test_a_store_a_server_must_not_use_ends_the_command_with_the_reason(command:
     assert done.returncode == 1 and done.stdout == ""
     assert one_line(done).startswith(f"negotiation-platform serve: cannot use --store {other}: ")
     assert "not a match store" in done.stderr
+
+
+def test_the_serve_options_become_the_served_policy_they_name() -> None:
+    from negotiation_platform.arena.policy import ArenaPolicy
+    from negotiation_platform.cli.serve_options import add_policy_arguments, policy_from_args
+
+    parser = argparse.ArgumentParser()
+    add_policy_arguments(parser)
+    chosen = parser.parse_args(
+        [
+            "--reproducible",
+            "--turn-timeout",
+            "7",
+            "--max-live-matches",
+            "40",
+            "--max-live-per-caller",
+            "3",
+            "--max-live-per-address",
+            "5",
+            "--max-waiting-per-caller",
+            "2",
+            "--finished-ttl",
+            "9",
+            "--allow-remote-agent",
+            "http://h:1/a",
+            "--reveal-finished",
+        ]
+    )
+    expected = ArenaPolicy.served(
+        reproducible=True,
+        turn_timeout=7,
+        max_live_matches=40,
+        max_live_per_caller=3,
+        max_live_per_address=5,
+        max_waiting_per_caller=2,
+        finished_ttl=9,
+        remote_agents=["http://h:1/a"],
+        reveal_finished=True,
+        play_base_url="http://127.0.0.1:1",
+    )
+    unkeyed = {"secret": b""}  # each policy draws its own
+    assert dataclasses.replace(policy_from_args(chosen, "http://127.0.0.1:1"), **unkeyed) == dataclasses.replace(
+        expected, **unkeyed
+    )
+    defaults = policy_from_args(parser.parse_args([]))
+    assert dataclasses.replace(defaults, **unkeyed) == dataclasses.replace(ArenaPolicy.served(), **unkeyed)

@@ -33,6 +33,17 @@ from negotiation_platform.store import MEMORY, default_location
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
 MAX_LEASE_SECONDS = 86_400
 Number = TypeVar("Number", int, float)
+POLICY_OPTIONS = (
+    "reproducible",
+    "turn_timeout",
+    "max_live_matches",
+    "max_live_per_caller",
+    "max_live_per_address",
+    "max_waiting_per_caller",
+    "finished_ttl",
+    "reveal_finished",
+)
+"""The options of `add_policy_arguments` that are `ArenaPolicy.served`'s keywords of the same names."""
 
 
 def add_address_arguments(
@@ -111,18 +122,8 @@ def add_reveal_argument(parser: argparse.ArgumentParser) -> None:
 def policy_from_args(args: argparse.Namespace, play_base_url: str | None = None) -> ArenaPolicy:
     """The served policy the options of `add_policy_arguments` ask for; `play_base_url` where the
     server serves the play page (None: seats get no play links)."""
-    return ArenaPolicy.served(
-        reproducible=args.reproducible,
-        turn_timeout=args.turn_timeout,
-        max_live_matches=args.max_live_matches,
-        max_waiting_per_caller=args.max_waiting_per_caller,
-        max_live_per_caller=args.max_live_per_caller,
-        max_live_per_address=args.max_live_per_address,
-        finished_ttl=args.finished_ttl,
-        remote_agents=tuple(args.allow_remote_agent),
-        reveal_finished=args.reveal_finished,
-        play_base_url=play_base_url,
-    )
+    chosen = {name: getattr(args, name) for name in POLICY_OPTIONS}
+    return ArenaPolicy.served(**chosen, remote_agents=tuple(args.allow_remote_agent), play_base_url=play_base_url)
 
 
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,16 +12,7 @@ from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.allowlist import AllowList
 from negotiation_platform.arena.exposure import with_lifespan
 from negotiation_platform.arena.persistence import default_instance
-from negotiation_platform.cli.serve_options import (
-    add_address_arguments,
-    add_exposure_arguments,
-    add_policy_arguments,
-    add_store_arguments,
-    add_view_argument,
-    attach_served_store,
-    auth_token,
-    policy_from_args,
-)
+from negotiation_platform.cli import serve_options
 from negotiation_platform.registry import Registry, hookimpl
 
 VIA_PREFIX = "a2a:"
@@ -44,23 +35,23 @@ class A2aTransport:
     summary = "serve the arena as an A2A agent (agent card + JSON-RPC)"
 
     def add_serve_arguments(self, parser: argparse.ArgumentParser) -> None:
-        add_address_arguments(parser, 9000)
+        serve_options.add_address_arguments(parser, 9000)
         parser.add_argument(
             "--public-url", default=None, help="base URL written into the agent card (http://HOST:PORT when left out)"
         )
-        add_policy_arguments(parser)
-        add_store_arguments(parser)
-        add_exposure_arguments(parser)
-        add_view_argument(parser)
+        serve_options.add_policy_arguments(parser)
+        serve_options.add_store_arguments(parser)
+        serve_options.add_exposure_arguments(parser)
+        serve_options.add_view_argument(parser)
 
     def serve(self, registry: Registry, args: argparse.Namespace) -> None:
         from negotiation_a2a.arena_server import build_arena_app
         from negotiation_a2a.serving import run
 
         base = args.public_url or f"http://{args.host}:{args.port}"
-        arena = Arena(registry, policy=policy_from_args(args, play_base_url=base))
-        attach_served_store(arena, args, default_instance(args.port))
-        token = auth_token(args.auth_token_file)
+        arena = Arena(registry, policy=serve_options.policy_from_args(args, play_base_url=base))
+        serve_options.attach_served_store(arena, args, default_instance(args.port))
+        token = serve_options.auth_token(args.auth_token_file)
         app = with_lifespan(build_arena_app(arena, base), arena)
         viewer = arena if args.view else None
         run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer, play=(arena, base))

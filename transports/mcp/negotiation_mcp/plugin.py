@@ -18,18 +18,7 @@ from negotiation_mcp.limits import (
 from negotiation_mcp.mcp_llm_options import McpLlmOptions
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import default_instance
-from negotiation_platform.cli.serve_options import (
-    add_address_arguments,
-    add_exposure_arguments,
-    add_policy_arguments,
-    add_store_arguments,
-    add_view_argument,
-    attach_served_store,
-    auth_token,
-    count_argument,
-    policy_from_args,
-    positive_argument,
-)
+from negotiation_platform.cli import serve_options
 from negotiation_platform.registry import Registry, hookimpl
 
 LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
@@ -58,7 +47,7 @@ class McpTransport:
             default="stdio",
             help="stdio for a client that starts this server, http for streamable HTTP at /mcp",
         )
-        add_address_arguments(parser, 8000, "HTTP: interface to bind", "HTTP: port to listen on")
+        serve_options.add_address_arguments(parser, 8000, "HTTP: interface to bind", "HTTP: port to listen on")
         parser.add_argument(
             "--allowed-host",
             action="append",
@@ -66,24 +55,24 @@ class McpTransport:
             help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
         )
         add_session_arguments(parser)
-        add_policy_arguments(parser)
-        add_store_arguments(parser)
-        add_exposure_arguments(parser)
-        add_view_argument(parser)
+        serve_options.add_policy_arguments(parser)
+        serve_options.add_store_arguments(parser)
+        serve_options.add_exposure_arguments(parser)
+        serve_options.add_view_argument(parser)
 
     def serve(self, registry: Registry, args: argparse.Namespace) -> None:
         from negotiation_mcp.serving import serve_http, serve_stdio
 
         stdio = args.transport == "stdio"
         play_base_url = None if stdio else f"http://{args.host}:{args.port}"
-        arena = Arena(registry, policy=policy_from_args(args, play_base_url=play_base_url))
-        attach_served_store(
+        arena = Arena(registry, policy=serve_options.policy_from_args(args, play_base_url=play_base_url))
+        serve_options.attach_served_store(
             arena, args, default_instance("stdio", os.getpid()) if stdio else default_instance(args.port)
         )
         if stdio:
             serve_stdio(arena)
         else:
-            token = auth_token(args.auth_token_file)
+            token = serve_options.auth_token(args.auth_token_file)
             serve_http(
                 arena,
                 host=args.host,
@@ -107,19 +96,19 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """HTTP sessions (the handshake era of MCP has them): bounded in all, per caller and in idle time."""
     parser.add_argument(
         "--max-sessions",
-        type=count_argument,
+        type=serve_options.count_argument,
         default=DEFAULT_MAX_SESSIONS,
         help="HTTP: open MCP sessions in all (then every new session is refused with 503)",
     )
     parser.add_argument(
         "--max-sessions-per-caller",
-        type=count_argument,
+        type=serve_options.count_argument,
         default=DEFAULT_MAX_SESSIONS_PER_CALLER,
         help="HTTP: open MCP sessions one caller (client address) may hold; more are refused with 429",
     )
     parser.add_argument(
         "--session-idle-timeout",
-        type=positive_argument,
+        type=serve_options.positive_argument,
         default=DEFAULT_SESSION_IDLE_TIMEOUT,
         help="HTTP: seconds an MCP session lives without a request; then it ends",
     )
