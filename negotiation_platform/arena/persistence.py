@@ -122,8 +122,9 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         "--instance",
         default=None,
         metavar="NAME",
-        help="this process's name in the store's match leases, e.g. the URL it is reached at "
-        "(default: HOST:PORT; a restart under the same name resumes its matches at once)",
+        help="this process's name in the store's match leases: the http(s) URL the other processes reach it at "
+        "(needed by --peer-secret-file), or any name (default: HOST:PORT; a restart under the same name resumes "
+        "its matches at once)",
     )
     parser.add_argument(
         "--lease-seconds",
@@ -131,11 +132,19 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         default=LEASE_SECONDS,
         help="how long after this process's last sign of life another process may take over its matches",
     )
+    parser.add_argument(
+        "--peer-secret-file",
+        default=None,
+        metavar="PATH",
+        help="HTTP: a secret shared by the processes on one store (at least 16 characters): a call that changes "
+        "a match another process holds is forwarded to it (its --instance, then an http(s) URL) and answered, "
+        "instead of refused with wrong_owner",
+    )
 
 
 def attach_store(
     arena: Arena, location: str | None, instance: str, lease_seconds: float = LEASE_SECONDS, *, read_only: bool = False
-) -> None:
+) -> Persistence | None:
     """Keep `arena`'s matches in the store at `location` (default: `default_location()`), as `instance`
     (`read_only`: only show what other processes keep there); a store it must not read, or cannot
     reach, ends the command with the reason."""
@@ -146,14 +155,21 @@ def attach_store(
         store = open_store(where)
     except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
         raise SystemExit(f"cannot use --store {where}: {refused}") from None
-    if store is not None:
-        kind = ReadOnlyPersistence if read_only else Persistence
-        arena.use_store(kind(store, instance, lease_seconds))
+    if store is None:
+        return None
+    kind = ReadOnlyPersistence if read_only else Persistence
+    persistence = kind(store, instance, lease_seconds)
+    arena.use_store(persistence)
+    return persistence
 
 
 def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -> None:
-    """`attach_store` from the options of `add_store_arguments`; `instance` unless --instance names one."""
-    attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+    """`attach_store` from the options of `add_store_arguments`; `instance` unless --instance names one;
+    with --peer-secret-file, calls for matches other processes hold are forwarded to them."""
+    from negotiation_platform.arena.forwarding import peers_for
+
+    persistence = attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+    arena.peers = peers_for(args.peer_secret_file, args.instance, persistence)
 
 
 def _seconds(text: str) -> float:
