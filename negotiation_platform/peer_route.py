@@ -26,6 +26,7 @@ from negotiation_platform.arena.forwarding import (
     PEER_PATH,
     SIGNATURE_HEADER,
     TIME_HEADER,
+    ForwardedCall,
     decode,
     signature,
 )
@@ -92,9 +93,7 @@ def with_peers(app: Asgi, arena: Arena) -> Asgi:
         caller = None if call.caller is None else Caller(call.caller.address, call.caller.session)
         hop = HOP.set(True)
         try:
-            answer: dict[str, Any] = {
-                "result": await run_operation(house, call.operation, call.arguments, caller=caller)
-            }
+            answer: dict[str, Any] = {"result": await _run(house, call, caller)}
         except NegotiationError as refusal:
             answer = refusal.to_dict()
         finally:
@@ -110,6 +109,16 @@ def with_peers(app: Asgi, arena: Arena) -> Asgi:
             await app(scope, receive, send)
 
     return dispatch
+
+
+async def _run(house: HouseSeats, call: ForwardedCall, caller: Caller | None) -> dict[str, Any]:
+    """The forwarded call run here, as its caller; `bind_context` is the arena's own (no operation)."""
+    if call.operation != "bind_context":
+        return await run_operation(house, call.operation, call.arguments, caller=caller)
+    match_id, token = call.arguments.get("match_id"), call.arguments.get("token")
+    if len(call.arguments) != 2 or not isinstance(match_id, str) or not isinstance(token, str):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "bind_context takes a match_id and a token.")
+    return {"context_id": await house.arena.bind_context(match_id, token)}
 
 
 def _recent(stamp: str, now: float) -> bool:

@@ -30,7 +30,7 @@ import logging
 import time
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -54,8 +54,12 @@ MIN_SECRET_BYTES = 16
 CONNECT_SECONDS = 5.0
 ANSWER_SECONDS = 30.0
 """How long a forwarded call may take; changing calls never wait for other players."""
-FORWARDED = frozenset({"join_game", "leave_game", "send_public_message", "send_private_message", "perform_action"})
-"""The operations that change a match, and so are played only by its holder."""
+Forwardable = Literal[
+    "join_game", "leave_game", "send_public_message", "send_private_message", "perform_action", "bind_context"
+]
+"""The operations that change a match, and so are played only by its holder; and `Arena.bind_context`
+(not an operation: A2A binds a new seat's context with it, see `bind_context` here)."""
+FORWARDED = frozenset(get_args(Forwardable))
 HOP: ContextVar[bool] = ContextVar("negotiation_peer_hop", default=False)
 """Set while a call forwarded by a peer runs: it is never forwarded again."""
 log = logging.getLogger(__name__)
@@ -73,7 +77,7 @@ class ForwardedCall(BaseModel):
     """The body of a forwarded call: nothing in it says where to send anything."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    operation: Literal["join_game", "leave_game", "send_public_message", "send_private_message", "perform_action"]
+    operation: Forwardable
     arguments: dict[str, Any]
     caller: PeerCaller | None = None
 
@@ -167,6 +171,20 @@ async def forward(
             owner=owner,
         ) from None
     return _answer_of(answer, owner)
+
+
+async def bind_context(arena: Arena, match_id: str, token: str) -> str:
+    """`Arena.bind_context`, made by the match's holder where another process holds it (as `forward`)."""
+    try:
+        return await arena.bind_context(match_id, token)
+    except NegotiationError as refused:
+        if refused.code is not ErrorCode.WRONG_OWNER:
+            raise
+        bound = await forward(arena, "bind_context", {"match_id": match_id, "token": token}, None, refused)
+        context_id = bound.get("context_id")
+        if not isinstance(context_id, str):
+            raise refused from None
+        return context_id
 
 
 def _answer_of(answer: dict[str, Any], owner: str | None) -> dict[str, Any]:
