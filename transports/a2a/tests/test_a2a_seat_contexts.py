@@ -1,6 +1,7 @@
 """A2A callers and seat contexts against real `serve a2a` subprocesses on 127.0.0.1: a context is a
 caller of its own for the limits (its address bounds them all), and a seat's context is kept in the
-store, so it goes on after kill -9 and a restart, and on another process sharing PostgreSQL (taken there too, with a peer secret)."""
+store, so it goes on after kill -9 and a restart, and on another process sharing PostgreSQL (with a
+peer secret, even a seat taken through a process that does not hold its match)."""
 
 from __future__ import annotations
 
