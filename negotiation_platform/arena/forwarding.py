@@ -163,7 +163,8 @@ async def forward(
     try:
         answer = await peers.send(endpoint, call)
     except Exception as failure:  # any failure of the peer or of the network is one refusal
-        log.warning("could not forward %s on match %s to %s: %s", name, match_id, owner, type(failure).__name__)
+        why = f"{type(failure).__name__}: {failure}"  # the peer's URL at most: the secret is never in it
+        log.warning("could not forward %s on match %s to %s: %s", name, match_id, owner, why)
         raise NegotiationError(
             ErrorCode.WRONG_OWNER,
             f"Match {match_id} is played on another arena process ({owner}), which could not be reached; "
