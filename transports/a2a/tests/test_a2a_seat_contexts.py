@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,12 @@ class TestSeatContexts:
         secret.write_text("a secret the two processes share")
         ports = [free_port(), free_port()]
         flags = ("--store", postgres_url, "--peer-secret-file", str(secret))
-        servers = [start_cli_server(p, "serve", "a2a", *flags, "--instance", f"http://127.0.0.1:{p}") for p in ports]
+        with ThreadPoolExecutor() as starting:  # both at once: a start is mostly waiting for imports
+            servers = list(
+                starting.map(
+                    lambda p: start_cli_server(p, "serve", "a2a", *flags, "--instance", f"http://127.0.0.1:{p}"), ports
+                )
+            )
         one, two = [f"http://127.0.0.1:{p}/a2a/jsonrpc" for p in ports]
 
         async def call(url: str, operation: str, context: str | None = None, **arguments: Any) -> Any:

@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -51,12 +52,12 @@ def ports(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[l
     secret = tmp_path_factory.mktemp("peers") / "secret"
     secret.write_bytes(SECRET + b"\n")
     ports = [free_port(), free_port()]
-    servers = []
+    flags = ("--store", database, "--peer-secret-file", str(secret), "--reproducible")
+    with ThreadPoolExecutor() as starting:  # both at once: a start is mostly waiting for imports
+        servers = list(
+            starting.map(lambda p: start_mcp_server(p, *flags, "--instance", f"http://127.0.0.1:{p}/mcp"), ports)
+        )
     try:
-        for port in ports:
-            instance = f"http://127.0.0.1:{port}/mcp"
-            flags = ("--store", database, "--instance", instance, "--peer-secret-file", str(secret), "--reproducible")
-            servers.append(start_mcp_server(port, *flags))
         yield ports
     finally:
         for server in servers:
