@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import logging
 import time
 from contextvars import ContextVar
@@ -226,9 +227,12 @@ def peers_for(secret_file: str | None, instance: str | None, persistence: Persis
         raise SystemExit(
             "--peer-secret-file needs --instance URL: the http(s) URL the other processes reach this one at"
         )
+    secret = read_secret(secret_file)
     if persistence is None:
         raise SystemExit("--peer-secret-file needs a shared --store (a postgresql:// URL)")
-    return Peers(read_secret(secret_file), persistence)
+    if importlib.util.find_spec("httpx") is None:
+        raise SystemExit('--peer-secret-file needs httpx: pip install "negotiation-platform[view]"')
+    return Peers(secret, persistence)
 
 
 def decode(body: bytes) -> ForwardedCall:

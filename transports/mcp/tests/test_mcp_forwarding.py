@@ -6,6 +6,8 @@ URL the store's lease names."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -20,7 +22,7 @@ from typing import Any
 import psycopg
 import pytest
 from mcp import Client
-from mcp_servers import free_port, start_mcp_server
+from mcp_servers import SERVE_MCP, free_port, start_mcp_server
 
 from negotiation_mcp.client import McpArena
 from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
@@ -199,3 +201,19 @@ async def test_a_call_is_forwarded_only_to_the_url_the_lease_names(
         assert Trap.received == []
     finally:
         trap.shutdown()
+
+
+def test_a_peer_secret_needs_the_url_peers_reach_the_process_at(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_bytes(SECRET)
+    flags = ("--instance", "arena-1", "--peer-secret-file", str(tmp_path / "secret"), "--port", str(free_port()))
+    done = subprocess.run(
+        [sys.executable, "-m", "negotiation_platform.cli.main", *SERVE_MCP, *flags],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "negotiation-platform serve: --peer-secret-file needs --instance URL: the http(s) URL the other processes "
+        "reach this one at\n",
+    )
