@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from negotiation_platform.arena.limits import Caller
+from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
@@ -173,6 +173,19 @@ async def forward(
             owner=owner,
         ) from None
     return _answer_of(answer, owner)
+
+
+async def changed(arena: Arena, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arena's operation `name` (one that changes a match) with `arguments`, played by the match's
+    holder where another process holds it (as `run_operation` does): for the play page, which calls
+    the arena itself."""
+    try:
+        result: dict[str, Any] = await getattr(arena, name)(**arguments)
+    except NegotiationError as refused:
+        if refused.code is not ErrorCode.WRONG_OWNER:
+            raise
+        return await forward(arena, name, arguments, CALLER.get(), refused)
+    return result
 
 
 async def bind_context(arena: Arena, match_id: str, token: str) -> str:

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 from mcp import Client
@@ -109,6 +110,24 @@ async def test_a_round_robin_balancer_plays_a_whole_match_as_one_process_would(
     with psycopg.connect(database) as db:  # the holder seated bob as the caller who asked the other process
         callers = db.execute("SELECT caller FROM seats WHERE match_id = %s", (spread["match_id"],)).fetchall()
     assert [c for (c,) in callers] == [Caller("address:127.0.0.1").key()] * 2
+
+
+async def test_the_play_page_of_the_other_process_plays_a_seat(arenas: list[McpArena], ports: list[int]) -> None:
+    one, _ = arenas
+    started = await one.start_game("split_100", seed=3, name="me", human_seats=1)
+    [human] = started["human_seats"]
+    api = f"http://127.0.0.1:{ports[1]}/play/api/matches/{started['match_id']}"  # the process that does not hold it
+    async with httpx.AsyncClient() as http:
+        proposed = await http.post(
+            f"{api}/action",
+            headers={"X-Seat-Token": started["token"]},
+            json={"action_type": "propose", "payload": {"mine": 70}},
+        )
+        assert proposed.status_code == 200 and proposed.json()["acting"] == [human["agent_id"]], proposed.text
+        said = await http.post(f"{api}/message", headers={"X-Seat-Token": human["token"]}, json={"content": "no"})
+        assert said.status_code == 200, said.text
+    state = await one.get_turn_state(started["match_id"], human["token"])
+    assert [(e["actor"], e["kind"]) for e in state["events"][-2:]] == [("me", "action"), ("human", "message")]
 
 
 def post(port: int, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
