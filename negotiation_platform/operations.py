@@ -13,6 +13,7 @@ from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.forwarding import forward
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.arena.policy import MAX_SEED
@@ -222,6 +223,10 @@ async def run_operation(
     token = CALLER.set(caller) if caller is not None else None
     try:
         result: dict[str, Any] = await getattr(target, name)(**arguments)
+    except NegotiationError as refused:
+        if refused.code is not ErrorCode.WRONG_OWNER:
+            raise
+        return await forward(house.arena, name, arguments, caller or CALLER.get(), refused)  # to the match's holder
     finally:
         if token is not None:
             CALLER.reset(token)

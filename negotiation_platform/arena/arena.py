@@ -69,6 +69,7 @@ from negotiation_platform.strict_json import json_problem, plain_json_chars
 from negotiation_platform.unicode_text import unicode_text
 
 if TYPE_CHECKING:
+    from negotiation_platform.arena.forwarding import Peers
     from negotiation_platform.arena.persistence import Persistence
 
 Found = TypeVar("Found")
@@ -102,6 +103,8 @@ class Arena(Timers):
         self._renewal: asyncio.Task[None] | None = None
         self.house_driver: HouseDriver | None = None
         """Set by whoever seats server-side players (`HouseSeats`): called for each such seat of a resumed match."""
+        self.peers: Peers | None = None
+        """Set by a server with a peer secret: changes of matches other processes hold are forwarded (`forwarding`)."""
 
     # --- catalogue ------------------------------------------------------------------------
 

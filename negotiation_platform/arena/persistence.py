@@ -110,7 +110,7 @@ def wrong_owner(match_id: str, owner: str | None) -> NegotiationError:
 
 def attach_store(
     arena: Arena, location: str | None, instance: str, lease_seconds: float = LEASE_SECONDS, *, read_only: bool = False
-) -> None:
+) -> Persistence | None:
     """Keep `arena`'s matches in the store at `location` (default: `default_location()`), as `instance`
     (`read_only`: only show what other processes keep there); a store it must not read, or cannot
     reach, is `CannotStart` with the reason."""
@@ -121,9 +121,12 @@ def attach_store(
         store = open_store(where)
     except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
         raise CannotStart(f"cannot use --store {where}: {refused}") from None
-    if store is not None:
-        kind = ReadOnlyPersistence if read_only else Persistence
-        arena.use_store(kind(store, instance, lease_seconds))
+    if store is None:
+        return None
+    kind = ReadOnlyPersistence if read_only else Persistence
+    persistence = kind(store, instance, lease_seconds)
+    arena.use_store(persistence)
+    return persistence
 
 
 def default_instance(*parts: object) -> str:

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused
+from negotiation_platform.arena.forwarding import peers_for
 from negotiation_platform.arena.persistence import LEASE_SECONDS, attach_store
 from negotiation_platform.arena.policy import (
     ADDRESS_SHARE,
@@ -137,8 +138,9 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         "--instance",
         default=None,
         metavar="NAME",
-        help="this process's name in the store's match leases, e.g. the URL it is reached at "
-        "(default: HOST:PORT; a restart under the same name resumes its matches at once)",
+        help="this process's name in the store's match leases: the http(s) URL the other processes reach it at "
+        "(needed by --peer-secret-file), or any name (default: HOST:PORT; a restart under the same name resumes "
+        "its matches at once)",
     )
     parser.add_argument(
         "--lease-seconds",
@@ -146,12 +148,22 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
         default=LEASE_SECONDS,
         help="how long after this process's last sign of life another process may take over its matches",
     )
+    parser.add_argument(
+        "--peer-secret-file",
+        default=None,
+        metavar="PATH",
+        help="HTTP: a secret shared by the processes on one store (at least 16 characters): a call that changes "
+        "a match another process holds is forwarded to it (its --instance, then an http(s) URL) and answered, "
+        "instead of refused with wrong_owner",
+    )
 
 
 def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -> None:
     """Keep `arena`'s matches where the options of `add_store_arguments` say, as `instance` unless
-    --instance names one (a store that cannot be used is `CannotStart`: the command's exit)."""
-    attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+    --instance names one (a store that cannot be used is `CannotStart`: the command's exit); with
+    --peer-secret-file, calls for matches other processes hold are forwarded to them."""
+    persistence = attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
+    arena.peers = peers_for(args.peer_secret_file, args.instance, persistence)
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:

@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import check_json
@@ -81,15 +82,17 @@ class Play:
         match_id, token = request.path_params["match_id"], _token(request)
         body = await _body(request, {"action_type"}, {"payload"})
         payload = body.get("payload") or {}
-        return _json(await self.arena.perform_action(match_id, token, body["action_type"], payload))
+        action = {"match_id": match_id, "token": token, "action_type": body["action_type"], "payload": payload}
+        return _json(await changed(self.arena, "perform_action", action))
 
     async def message(self, request: Request) -> Response:
         match_id, token = request.path_params["match_id"], _token(request)
         body = await _body(request, {"content"}, {"to"})
         to = body.get("to")
+        message = {"match_id": match_id, "token": token, "content": body["content"]}
         if to is None:
-            return _json(await self.arena.send_public_message(match_id, token, body["content"]))
-        return _json(await self.arena.send_private_message(match_id, token, to, body["content"]))
+            return _json(await changed(self.arena, "send_public_message", message))
+        return _json(await changed(self.arena, "send_private_message", {**message, "to": to}))
 
     async def _board(self, match_id: str) -> str | None:
         """The public board, as the viewer draws it (the seat's secrets are in its own view, not here)."""

@@ -35,6 +35,7 @@ from starlette.applications import Starlette
 from negotiation_a2a import wire
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.forwarding import bind_context
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS, Operation, run_operation
@@ -155,7 +156,7 @@ class ArenaExecutor(AgentExecutor):
         if name in SEAT_OPERATIONS:
             match_id = result.get("match_id", arguments.get("match_id"))
             try:
-                result = {**result, "context_id": await arena.bind_context(match_id, result["token"])}
+                result = {**result, "context_id": await bind_context(arena, match_id, result["token"])}
             except NegotiationError as failure:  # the seat is taken: its token, answered, still works
                 log.warning("match %s: the seat's context could not be kept: %s", match_id, failure.message)
         return result

@@ -43,8 +43,10 @@ def run(
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, viewer, f"http://{host}:{port}")
     if play is not None:
+        from negotiation_platform.peer_route import with_peers
         from negotiation_platform.play import with_play
 
         arena, base = play
         served = with_play(served, arena, base, [] if is_loopback(host) else [f"{host}:*"])
+        served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
     run_http(served, sock, logging.getLogger().getEffectiveLevel())

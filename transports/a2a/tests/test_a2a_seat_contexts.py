@@ -1,20 +1,23 @@
 """A2A callers and seat contexts against real `serve a2a` subprocesses on 127.0.0.1: a context is a
 caller of its own for the limits (its address bounds them all), and a seat's context is kept in the
-store, so it goes on after kill -9 and a restart, and on another process sharing PostgreSQL."""
+store, so it goes on after kill -9 and a restart, and on another process sharing PostgreSQL (with a
+peer secret, even a seat taken through a process that does not hold its match)."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from a2a_servers import a2a_server, exact, in_context, json_rpc
+from a2a_servers import a2a_server, exact, free_port, in_context, json_rpc
 
 from negotiation_a2a.client import A2aArena, connect
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from tests.cli_servers import server_log, start_cli_server
 
 pytestmark = pytest.mark.anyio
 
@@ -136,3 +139,41 @@ class TestSeatContexts:
                 await asyncio.sleep(1.5)
                 result = await play_out(elsewhere)
                 assert result["status"] == "finished"
+
+    async def test_with_a_peer_secret_a_seat_taken_on_another_process_plays_on_any_process(
+        self, postgres_url: str, tmp_path: Path
+    ) -> None:
+        secret = tmp_path / "peer-secret"
+        secret.write_text("a secret the two processes share")
+        ports = [free_port(), free_port()]
+        flags = ("--store", postgres_url, "--peer-secret-file", str(secret))
+        with ThreadPoolExecutor() as starting:  # both at once: a start is mostly waiting for imports
+            servers = list(
+                starting.map(
+                    lambda p: start_cli_server(p, "serve", "a2a", *flags, "--instance", f"http://127.0.0.1:{p}"), ports
+                )
+            )
+        one, two = [f"http://127.0.0.1:{p}/a2a/jsonrpc" for p in ports]
+
+        async def call(url: str, operation: str, context: str | None = None, **arguments: Any) -> Any:
+            return exact(await json_rpc(http, url, {"operation": operation, "arguments": arguments}, context))
+
+        try:
+            async with httpx.AsyncClient() as http:
+                me = await call(one, "start_game", game_id="split_100", name="me")
+                joined = await json_rpc(
+                    http, two, {"operation": "join_game", "arguments": {"match_id": me["match_id"]}}
+                )
+                you = exact(joined)  # taken by the first process, which held the match, and bound to a context there
+                assert joined["contextId"] == you["context_id"] and you["context_id"].startswith(me["match_id"] + ".")
+                assert (await call(two, "get_turn_state", me["context_id"]))["your_turn"]
+                assert (
+                    await call(two, "perform_action", me["context_id"], action_type="propose", payload={"mine": 60})
+                )["ok"]
+                assert (await call(one, "get_turn_state", you["context_id"]))["your_turn"]
+                assert (await call(two, "perform_action", you["context_id"], action_type="accept"))["ok"]
+                result = await call(two, "get_result", you["context_id"])
+                assert (result["status"], result["payoffs"]) == ("finished", {"me": 60, "player_2": 40})
+        finally:
+            for server in servers:
+                server_log(server)

@@ -88,10 +88,12 @@ def serve_http(
     app = with_lifespan(http_app(arena, host, allowed_hosts, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
+    from negotiation_platform.peer_route import with_peers
     from negotiation_platform.play import with_play  # HTTP only: stdio needs no web pages
     from negotiation_platform.viewer.serving import with_viewer
 
     base = f"http://{host}:{port}"
     hosts = [] if is_loopback(host) else [f"{host}:*"]
     served = with_play(with_viewer(guarded, arena if view else None, base), arena, base, hosts + allowed_hosts)
+    served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
     run_http(served, sock, logging.getLogger().getEffectiveLevel())
