@@ -22,6 +22,7 @@ from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.observability.metrics import METRICS
 from negotiation_platform.store import MEMORY, default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
 
@@ -95,6 +96,7 @@ def guarded(fn: Callable[[], T]) -> T:
         raise wrong_owner(lost.match_id, lost.owner) from None
     except StoreUnavailable as failure:
         log.error("store failure: %s", failure)
+        METRICS.store_failed()
         raise NegotiationError(
             ErrorCode.STORE_UNAVAILABLE, "The match store could not be reached or refused the write; try again."
         ) from None
