@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,12 +20,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 import yaml
 
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from tests.cli_servers import free_port, server_log, start_server
 from tests.pg_cluster import fresh_database, postgres_cluster, server_binaries
 
@@ -178,6 +180,12 @@ def deployment(tmp_path: Path, store: str) -> Iterator[tuple[str, Here, dict[str
         yield f"http://127.0.0.1:{here.ports['proxy']}", here, procs
 
 
+def stop_postgres(cluster: str) -> None:
+    """Kill the cluster's server at once (its socket directory holds the data directory)."""
+    data = Path(parse_qs(urlsplit(cluster).query)["host"][0]) / "data"
+    os.kill(int((data / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
+
+
 @pytest.mark.skipif(server_binaries() is None, reason="PostgreSQL server binaries are not installed")
 @pytest.mark.skipif(haproxy() is None, reason="haproxy is not installed (Debian's haproxy; .ci/run installs it)")
 async def test_the_compose_services_serve_behind_the_round_robin_proxy_over_one_postgresql(tmp_path: Path) -> None:
@@ -205,17 +213,30 @@ async def test_the_compose_services_serve_behind_the_round_robin_proxy_over_one_
                 seat = await McpArena(client).start_game("split_100", name="cy", opponents=["concession"])
                 assert (await McpArena(client).get_turn_state(seat["match_id"], seat["token"]))["agent_id"] == "cy"
                 tokens.append(seat["token"])
-        async with httpx.AsyncClient() as web:
-            assert (await web.get(f"{url}/healthz")).status_code == 200
-            listed = (await web.get(f"{url}/view/api/matches")).json()["matches"]  # the viewer, public
-            counts = [
-                (await web.get(f"http://127.0.0.1:{here.ports[name]}/metrics", headers=bearer)).text for name in ARENAS
-            ]
+            async with httpx.AsyncClient() as web:
+                assert (await web.get(f"{url}/healthz")).status_code == 200
+                listed = (await web.get(f"{url}/view/api/matches")).json()["matches"]  # the viewer, public
+                counts = [
+                    (await web.get(f"http://127.0.0.1:{here.ports[name]}/metrics", headers=bearer)).text
+                    for name in ARENAS
+                ]
+                # PostgreSQL goes away: the refusal and the store's failure are counted
+                stop_postgres(cluster)
+                first = f"http://127.0.0.1:{here.ports[ARENAS[0]]}"
+                async with Client(streamable_http_client(f"{first}/mcp", http_client=http)) as client:
+                    with pytest.raises(NegotiationError) as refused:
+                        await McpArena(client).start_game("split_100", name="dee")
+                failed = (await web.get(f"{first}/metrics", headers=bearer)).text
         logs = [server_log(procs[name]) for name in ARENAS]
+        secrets = [path.read_text().strip() for path in here.secrets.values()]  # auth token, peer secret
+    assert refused.value.code is ErrorCode.STORE_UNAVAILABLE
+    assert re.search(r'operation="start_game",code="store_unavailable"} 1\n', failed)
+    assert int(re.findall(r"negotiation_store_errors_total (\d+)", failed)[0]) >= 1
+    assert re.findall(r"negotiation_store_errors_total (\d+)", counts[0]) == ["0"]
     assert len(listed) == 3 and all(name in json.dumps(listed) for name in ("ann", "bea", "cy"))  # one store
     sessions = [re.findall(r'operation="start_game",code="ok"} (\d+)', text) for text in counts]
     assert sorted(sessions) == [["1"], ["2"]]  # the sessions went to different arenas, the third to either
     for log in logs:
         lines = [line for line in log.splitlines() if line.startswith("{")]
         assert lines and all(json.loads(line)["level"] for line in lines)
-        assert not any(token in log for token in tokens)
+        assert not any(secret in log for secret in [*tokens, *secrets])

@@ -22,7 +22,6 @@ from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.observability.metrics import METRICS
 from negotiation_platform.store import MEMORY, default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
 
@@ -42,23 +41,34 @@ class Persistence:
         self.store = store
         self.owner = owner
         self.lease_seconds = lease_seconds
+        self.failures = 0
+        """Store calls that failed (unreachable, refused) since this process began: for `/metrics`."""
 
     def write(self, match_id: str, **change: Any) -> None:
         """Write one call's change (fields of `MatchChange`) under this owner's lease; blocking."""
-        guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
+        self._guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
 
     def create(self, record: MatchRecord) -> None:
-        guarded(lambda: self.store.create(record, self.owner, self.lease_seconds))
+        self._guarded(lambda: self.store.create(record, self.owner, self.lease_seconds))
 
     def claim(self, match_id: str) -> None:
         """Take the match's lease, or refuse with `wrong_owner` naming the process that holds it."""
-        holder = guarded(lambda: self.store.claim(match_id, self.owner, self.lease_seconds))
+        holder = self._guarded(lambda: self.store.claim(match_id, self.owner, self.lease_seconds))
         if holder is not None:
             raise wrong_owner(match_id, holder)
 
     async def read(self, fn: Callable[[], T]) -> T:
         """Run a reading call of the store off the loop."""
-        return await asyncio.to_thread(guarded, fn)
+        return await asyncio.to_thread(self._guarded, fn)
+
+    def _guarded(self, fn: Callable[[], T]) -> T:
+        """`guarded`, counting the store's failures."""
+        try:
+            return guarded(fn)
+        except NegotiationError as refusal:
+            if refusal.code is ErrorCode.STORE_UNAVAILABLE:
+                self.failures += 1
+            raise
 
     async def keep_leases(self, clock: Callable[[], float], held: Callable[[set[str], float], None]) -> None:
         """Renew this owner's leases well before they expire, until cancelled; after each renewal,
@@ -69,6 +79,7 @@ class Persistence:
             try:
                 ours = await asyncio.to_thread(self.store.renew, self.owner, self.lease_seconds)
             except StoreUnavailable as failure:
+                self.failures += 1
                 log.warning("could not renew match leases: %s", failure)
                 continue
             held(ours, began)
@@ -96,7 +107,6 @@ def guarded(fn: Callable[[], T]) -> T:
         raise wrong_owner(lost.match_id, lost.owner) from None
     except StoreUnavailable as failure:
         log.error("store failure: %s", failure)
-        METRICS.store_failed()
         raise NegotiationError(
             ErrorCode.STORE_UNAVAILABLE, "The match store could not be reached or refused the write; try again."
         ) from None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, require_bearer
 from negotiation_platform.observability.metrics import CODES, CONTENT_TYPE, METRICS, OK, OTHER
-from negotiation_platform.observability.requests import held_statuses, known_match, record, seat_of
+from negotiation_platform.observability.requests import held_statuses, known_match, record, seat_of, store_failures
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
@@ -52,7 +52,8 @@ def with_operator_routes(app: Asgi, arena: Arena | None, token: str | None) -> A
 
 def _metrics(arena: Arena | None) -> Asgi:
     async def exposition(scope: Scope, receive: Receive, send: Send) -> None:
-        await _answer(send, 200, CONTENT_TYPE, METRICS.exposition(held_statuses(arena)).encode())
+        text = METRICS.exposition(held_statuses(arena), store_failures(arena))
+        await _answer(send, 200, CONTENT_TYPE, text.encode())
 
     return exposition
 

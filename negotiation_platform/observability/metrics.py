@@ -2,7 +2,8 @@
 
 Written here rather than with `prometheus_client`: the dispatcher in the core counts every
 operation, so the counters must import with the core's four dependencies, and four metric families
-need little code. Every label is bounded: operations come from the fixed catalogue (anything else
+need little code. The arena's own figures (matches held, store failures) are read
+from it at each scrape. Every label is bounded: operations come from the fixed catalogue (anything else
 is counted as `other`), codes from `ErrorCode` plus `ok`, match states from a fixed list.
 """
 
@@ -41,15 +42,13 @@ class Histogram:
 
 
 class Metrics:
-    """Requests by operation and outcome code, their latency, and store failures, since the process began.
-
-    Updated on the event loop and from the store's worker threads, hence the lock."""
+    """Requests by operation and outcome code, and their latency, since the process began (the lock: a
+    server answers on one event loop, but nothing stops a program from calling from threads)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.requests: Counter[tuple[str, str]] = Counter()
         self.latency: dict[str, Histogram] = {}
-        self.store_errors = 0
 
     def observe(self, operation: str, code: str, seconds: float) -> None:
         code = code if code in CODES else OTHER
@@ -57,17 +56,13 @@ class Metrics:
             self.requests[operation, code] += 1
             self.latency.setdefault(operation, Histogram()).observe(seconds)
 
-    def store_failed(self) -> None:
-        with self._lock:
-            self.store_errors += 1
-
-    def exposition(self, match_statuses: Iterable[str] = ()) -> str:
-        """The text a Prometheus server scrapes; `match_statuses`: the status of each match this process holds."""
+    def exposition(self, match_statuses: Iterable[str] = (), store_errors: int = 0) -> str:
+        """The text a Prometheus server scrapes, with what the arena counts itself: the status of each
+        match this process holds, and the store calls that failed."""
         held = Counter(MATCH_STATES.get(status, OTHER) for status in match_statuses)
         with self._lock:
             requests = sorted(self.requests.items())
             latency = sorted((op, Histogram(list(h.counts), h.total, h.seconds)) for op, h in self.latency.items())
-            store_errors = self.store_errors
         lines = _family("negotiation_requests_total", "counter", "Requests answered, by operation and outcome code.")
         lines += [f"negotiation_requests_total{_labels(operation=op, code=code)} {n}" for (op, code), n in requests]
         lines += _family("negotiation_request_seconds", "histogram", "How long requests took, by operation.")

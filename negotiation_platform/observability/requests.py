@@ -89,3 +89,9 @@ def held_statuses(arena: Arena | None) -> Iterator[str]:
     """The status of each match `arena` plays in this process (not the read-only copies it follows)."""
     if arena is not None:
         yield from (live.status for live in list(arena._matches.values()) if live.follower is None)
+
+
+def store_failures(arena: Arena | None) -> int:
+    """How many of `arena`'s store calls failed since it began (0 without a store)."""
+    persist = arena._persist if arena is not None else None
+    return persist.failures if persist is not None else 0
