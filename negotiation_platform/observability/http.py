@@ -75,8 +75,7 @@ async def _recorded(app: Asgi, arena: Arena | None, page: str, scope: Scope, rec
         await app(scope, receive, watched)
         code = OK if 0 < status < 400 else _code_of(refusal)
     finally:
-        match_id, seat = _match_and_seat(arena, page, scope, code)
-        record(page, match_id, seat, code, started)
+        record(page, code, started, lambda: _match_and_seat(arena, page, scope, code))
 
 
 def _match_and_seat(arena: Arena | None, page: str, scope: Scope, code: str) -> tuple[str | None, str | None]:

@@ -64,9 +64,11 @@ def configure_logging(level: str, log_format: str) -> None:
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
+def logging_requests() -> bool:
+    return REQUEST_LOGGER.isEnabledFor(logging.INFO)
+
+
 def log_request(record: RequestRecord) -> None:
-    if not REQUEST_LOGGER.isEnabledFor(logging.INFO):
-        return
     fields = asdict(record)
     text = " ".join(f"{key}={_text_value(value)}" for key, value in fields.items())
     REQUEST_LOGGER.info(text, extra={"request": fields})

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.observability.logs import RequestRecord, log_request
+from negotiation_platform.observability.logs import RequestRecord, log_request, logging_requests
 from negotiation_platform.observability.metrics import METRICS, OK, OTHER, operation_label
 from negotiation_platform.store.records import token_hash
 
@@ -52,21 +52,31 @@ def observed_operation(run: Dispatcher[House, P]) -> Dispatcher[House, P]:
             code = ErrorCode.INTERNAL_ERROR.value
             raise
         finally:
-            given = arguments if isinstance(arguments, dict) else {}
-            match_id = answer.get("match_id") if answer else None
-            match_id = match_id if isinstance(match_id, str) else known_match(house.arena, given.get("match_id"), code)
-            seat = answer.get("agent_id") if answer and name in ("start_game", "join_game") else None
-            seat = seat if isinstance(seat, str) else seat_of(house.arena, match_id, given.get("token"))
-            record(operation_label(name, code), match_id, seat, code, started)
+            subject = functools.partial(_subject, house.arena, name, arguments, answer, code)
+            record(operation_label(name, code), code, started, subject)
 
     return observed
 
 
-def record(operation: str, match_id: str | None, seat: str | None, code: str, started: float) -> None:
-    """Log and count one request that began at `started` (`time.perf_counter()`)."""
+def record(operation: str, code: str, started: float, subject: Callable[[], tuple[str | None, str | None]]) -> None:
+    """Count one request that began at `started` (`time.perf_counter()`) and log it with its
+    `subject()` (match and seat, found only when the line is logged)."""
     seconds = time.perf_counter() - started
     METRICS.observe(operation, code, seconds)
-    log_request(RequestRecord(operation, match_id, seat, code, round(seconds * 1000, 1)))
+    if logging_requests():
+        match_id, seat = subject()
+        log_request(RequestRecord(operation, match_id, seat, code, round(seconds * 1000, 1)))
+
+
+def _subject(
+    arena: Arena, name: str, arguments: dict[str, Any], answer: Answer | None, code: str
+) -> tuple[str | None, str | None]:
+    """The match and the seat an operation was about: from its answer, else from its arguments."""
+    given = arguments if isinstance(arguments, dict) else {}
+    match_id = answer.get("match_id") if answer else None
+    match_id = match_id if isinstance(match_id, str) else known_match(arena, given.get("match_id"), code)
+    seat = answer.get("agent_id") if answer and name in ("start_game", "join_game") else None
+    return match_id, seat if isinstance(seat, str) else seat_of(arena, match_id, given.get("token"))
 
 
 def known_match(arena: Arena, match_id: object, code: str) -> str | None:
