@@ -111,9 +111,11 @@ def test_the_image_is_slim_runs_as_a_user_and_serves_from_its_entry_point() -> N
     proc = start_server([program("negotiation-platform"), *here.argv("image", command)], port)
     try:
         assert subprocess.run(check, capture_output=True, timeout=30).returncode == 0
+        assert httpx.get(f"http://127.0.0.1:{port}/view/api/matches").status_code == 200
     finally:
-        server_log(proc)
+        stderr = server_log(proc)
     assert subprocess.run(check, capture_output=True, timeout=30).returncode != 0  # a stopped server fails it
+    assert "negotiation_platform.requests" not in stderr  # requests are logged from --log-level info on
 
 
 def test_compose_file_follows_the_compose_spec(tmp_path: Path) -> None:

@@ -126,9 +126,3 @@ async def test_viewer_health_is_open_and_metrics_need_the_token(tmp_path: Path) 
         "duration_ms": "?",
     }
     assert "s3cret-operator-token" not in stderr
-
-
-def test_default_level_logs_no_request(tmp_path: Path) -> None:
-    with cli_server("serve", "view", "--store", str(tmp_path / "m.db")) as (port, proc):
-        assert httpx.get(f"http://127.0.0.1:{port}/view/api/matches").status_code == 200
-        assert request_lines(server_log(proc)) == []
