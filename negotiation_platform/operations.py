@@ -19,6 +19,7 @@ from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.arena.policy import MAX_SEED
 from negotiation_platform.arena.seat_links import MAX_HUMAN_SEATS
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.observability.requests import observed_operation
 from negotiation_platform.unicode_text import not_unicode, text_problem
 
 MAX_NESTING = 64
@@ -190,6 +191,7 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
+@observed_operation
 async def run_operation(
     house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: Caller | None = None
 ) -> dict[str, Any]:

@@ -24,11 +24,16 @@ def free_port() -> int:
 
 
 def start_cli_server(port: int, *arguments: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """`negotiation-platform ARGUMENTS --port PORT` as a subprocess, once it accepts connections. Its
-    stderr goes to a file (a pipe nobody reads would stall a chatty server); a server that dies or
-    does not listen in time fails with what it said."""
-    errors = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; read if it fails)
+    """`negotiation-platform ARGUMENTS --port PORT` as a subprocess, once it accepts connections."""
     command = [sys.executable, "-m", "negotiation_platform.cli.main", *arguments, "--port", str(port)]
+    return start_server(command, port, env=env)
+
+
+def start_server(command: list[str], port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`command` as a subprocess, once it accepts connections on 127.0.0.1:`port`. Its stderr goes to
+    a file (a pipe nobody reads would stall a chatty server; see `server_log`); a server that
+    dies or does not listen in time fails with what it said."""
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; read if it fails)
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env)
     _LOGS[proc.pid] = errors
     deadline = time.monotonic() + START_SECONDS

@@ -63,6 +63,16 @@ def test_the_api_reference_renders_the_docstrings(site: Path) -> None:
     assert "bargaining_position" in page
 
 
+def test_the_site_fetches_no_fonts_from_elsewhere(site: Path) -> None:
+    """The theme's web fonts are off (`font: false`): the site reads as it is, offline."""
+    fetched = [
+        str(path.relative_to(site))
+        for path in site.rglob("*")
+        if path.suffix in {".html", ".css", ".js"} and re.search(r"fonts\.(googleapis|gstatic)\.com", path.read_text())
+    ]
+    assert fetched == []
+
+
 def test_pages_link_nowhere_outside_the_repository() -> None:
     outside = re.compile(r"https?://(?!127\.0\.0\.1|localhost)[^\s)\"'>`]+")
     found = {str(page.relative_to(DOCS)): outside.findall(page.read_text()) for page in DOCS.rglob("*.md")}

@@ -169,9 +169,12 @@ def limit_body(app: Asgi, max_bytes: int = MAX_REQUEST_BYTES) -> Asgi:
 
 def http_server(app: Asgi, log_level: int | str, **options: Any) -> uvicorn.Server:
     """A uvicorn server for `app` behind the request body limit (`options`: more of uvicorn's Config);
-    `run_http` runs one to the end, a caller with its own event loop awaits `serve`."""
+    `run_http` runs one to the end, a caller with its own event loop awaits `serve`. uvicorn logs through
+    the process's handler (its format, `--log-format`), without access lines: requests are logged by
+    `negotiation_platform.observability`, which never writes a query string or a header."""
     import uvicorn
 
+    options = {"log_config": None, "access_log": False, **options}
     return uvicorn.Server(uvicorn.Config(limit_body(app), log_level=log_level, **options))
 
 

@@ -40,23 +40,34 @@ class Persistence:
         self.store = store
         self.owner = owner
         self.lease_seconds = lease_seconds
+        self.failures = 0
+        """Store calls that failed (unreachable, refused) since this process began: for `/metrics`."""
 
     def write(self, match_id: str, **change: Any) -> None:
         """Write one call's change (fields of `MatchChange`) under this owner's lease; blocking."""
-        guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
+        self._guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
 
     def create(self, record: MatchRecord) -> None:
-        guarded(lambda: self.store.create(record, self.owner, self.lease_seconds))
+        self._guarded(lambda: self.store.create(record, self.owner, self.lease_seconds))
 
     def claim(self, match_id: str) -> None:
         """Take the match's lease, or refuse with `wrong_owner` naming the process that holds it."""
-        holder = guarded(lambda: self.store.claim(match_id, self.owner, self.lease_seconds))
+        holder = self._guarded(lambda: self.store.claim(match_id, self.owner, self.lease_seconds))
         if holder is not None:
             raise wrong_owner(match_id, holder)
 
     async def read(self, fn: Callable[[], T]) -> T:
         """Run a reading call of the store off the loop."""
-        return await asyncio.to_thread(guarded, fn)
+        return await asyncio.to_thread(self._guarded, fn)
+
+    def _guarded(self, fn: Callable[[], T]) -> T:
+        """`guarded`, counting the store's failures."""
+        try:
+            return guarded(fn)
+        except NegotiationError as refusal:
+            if refusal.code is ErrorCode.STORE_UNAVAILABLE:
+                self.failures += 1
+            raise
 
     async def keep_leases(self, clock: Callable[[], float], held: Callable[[set[str], float], None]) -> None:
         """Renew this owner's leases well before they expire, until cancelled; after each renewal,
@@ -67,6 +78,7 @@ class Persistence:
             try:
                 ours = await asyncio.to_thread(self.store.renew, self.owner, self.lease_seconds)
             except StoreUnavailable as failure:
+                self.failures += 1
                 log.warning("could not renew match leases: %s", failure)
                 continue
             held(ours, began)

@@ -7,7 +7,6 @@ import asyncio
 import dataclasses
 import importlib.metadata
 import json
-import logging
 import os
 import random
 import secrets
@@ -38,6 +37,7 @@ from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
 from negotiation_platform.errors import CannotStart, NegotiationError
+from negotiation_platform.observability.logs import add_log_arguments, configure_logging
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
 from negotiation_platform.transports import SHIPPED_TRANSPORTS, Transport, install_hint
@@ -48,9 +48,7 @@ Command = Callable[[argparse.Namespace, Registry, Console], int]
 def build_parser(registry: Registry) -> argparse.ArgumentParser:
     parser = CliParser(prog="negotiation-platform", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    parser.add_argument(
-        "--log-level", choices=LOG_LEVELS, default="warning", help="what the libraries log on stderr (servers too)"
-    )
+    add_log_arguments(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     games = sub.add_parser("games", help="list the installed games")
@@ -124,14 +122,12 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     transports = serve.add_subparsers(dest="serve_transport", required=True, metavar="TRANSPORT")
     installed = registry.transports()
     for name, transport in sorted(installed.items()):
-        transport.add_serve_arguments(transports.add_parser(name, help=transport.summary))
+        transport.add_serve_arguments(serving := transports.add_parser(name, help=transport.summary))
+        add_log_arguments(serving, inherited=True)
     for name in sorted(SHIPPED_TRANSPORTS.keys() - installed.keys()):
         # Accepts any options, so that `serve mcp --transport stdio` says what to install, not which option is unknown.
         transports.add_parser(name, add_help=False, help=f"not installed: {install_hint([name])}")
     return parser
-
-
-LOG_LEVELS = ["debug", "info", "warning", "error"]
 
 
 def _version() -> str:
@@ -411,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown and not _serving_a_missing_transport(args, registry):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level, args.log_format)
     port = getattr(args, "port", None)
     if isinstance(port, int) and not 1 <= port <= MAX_PORT:
         return _fail(args, 2, f"--port must be between 1 and {MAX_PORT}, got {port}", "invalid_argument")

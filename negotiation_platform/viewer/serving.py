@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
+from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.app import beside, viewer_app
 from negotiation_platform.viewer.source import MatchSource
 
@@ -19,8 +21,11 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
 
 
 def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -> None:
+    from negotiation_platform.arena.arena import Arena
+
     sock = bind(host, port)
     app: Asgi = viewer_app(source)
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
-    run_http(served, sock, "warning")
+    arena = source if isinstance(source, Arena) else None  # a viewer of a store reads through an arena
+    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel())

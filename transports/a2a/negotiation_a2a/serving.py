@@ -15,6 +15,7 @@ from negotiation_platform.arena.exposure import (
     require_bearer,
     run_http,
 )
+from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.serving import with_viewer
 from negotiation_platform.viewer.source import MatchSource
 
@@ -49,4 +50,5 @@ def run(
         arena, base = play
         served = with_play(served, arena, base, [] if is_loopback(host) else [f"{host}:*"])
         served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
+    served = with_operator_routes(served, play[0] if play else None, token)
     run_http(served, sock, logging.getLogger().getEffectiveLevel())

@@ -23,6 +23,7 @@ from negotiation_platform.arena.exposure import (
     start_arena,
     with_lifespan,
 )
+from negotiation_platform.observability.http import with_operator_routes
 
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -96,4 +97,4 @@ def serve_http(
     hosts = [] if is_loopback(host) else [f"{host}:*"]
     served = with_play(with_viewer(guarded, arena if view else None, base), arena, base, hosts + allowed_hosts)
     served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
-    run_http(served, sock, logging.getLogger().getEffectiveLevel())
+    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel())
