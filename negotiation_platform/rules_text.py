@@ -25,6 +25,7 @@ _START_TEXT = {
     StartRule.FIXED: "in the same order every round",
     StartRule.ROTATING: "and the opening player rotates every round",
     StartRule.SHUFFLED: "in an order drawn at random every round",
+    StartRule.GAME_DECIDES: "in an order the game's rules set every round (see the phase's description)",
 }
 _END_TEXT = {
     PhaseEnd.TURNS_USED: "every player has used its turns",

@@ -53,6 +53,9 @@ class StartRule(StrEnum):
     """The first mover of round r is the player after the first mover of round r - 1."""
     SHUFFLED = "shuffled"
     """A fresh order drawn from the match's seeded generator every round."""
+    GAME_DECIDES = "game_decides"
+    """The game's `phase_order` gives the order every round, by a rule of its own that the phase's
+    description states (the engine refuses a game that declares it and gives no order)."""
 
 
 class FirstMover(StrEnum):

@@ -136,3 +136,13 @@ class OpenConfig(GameConfig):
 
 class UnboundedConfig(SecretSplit):
     Config = OpenConfig
+
+
+class SkipsAPlayer(SecretSplit):
+    def phase_order(self, phase_name: str) -> list[str] | None:
+        return self.players[:1]  # not every player: the engine refuses it
+
+
+class FrozenRound(SecretSplit):
+    def begin_round(self, round_number: int) -> None:
+        self.game_data["round_seen"] = round_number  # without super(): current_round would stay 0

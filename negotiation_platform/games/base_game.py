@@ -365,16 +365,20 @@ class BaseGame(ABC, Generic[ConfigT]):
         return None
 
     def begin_round(self, round_number: int) -> None:
-        """Called by the engine when a round starts (1-based)."""
+        """Called by the engine when a round starts (1-based). An override must call
+        `super().begin_round(round_number)`, which sets `current_round`: the engine checks it."""
         self.current_round = round_number
 
     def phase_order(self, phase_name: str) -> list[str] | None:
         """For alternating phases whose order a game rule fixes (e.g. a starting agent the payoffs depend
-        on): the order to use this round. None lets the engine apply the spec's start rule."""
+        on): the order to use this round, every player exactly once. None lets the engine apply the
+        spec's start rule. The engine checks that the order agrees with the phase's `start` (`fixed`:
+        the same every round; `rotating`: the opener one seat on each round; `game_decides`: never None)."""
         return None
 
     def begin_phase(self, phase_name: str) -> None:
-        """Called by the engine when a phase opens."""
+        """Called by the engine when a phase opens. An override must call `super().begin_phase(phase_name)`,
+        which sets `current_phase`: the engine checks it."""
         self.current_phase = phase_name
 
     def end_phase(self, phase_name: str) -> None:
