@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
         play_match,
     )
     from negotiation_platform.arena import Arena, ArenaApi
-    from negotiation_platform.engine import Event, EventKind, Match
+    from negotiation_platform.engine import Event, EventKind, GameContractError, Match
     from negotiation_platform.errors import ErrorCode, NegotiationError
     from negotiation_platform.games.base_game import (
         BaseGame,
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
         PhaseEnd,
         PhaseLimits,
         PhaseSpec,
+        RoleAssignment,
         RolesSpec,
         StartRule,
         TurnOrder,
@@ -70,7 +71,7 @@ _HOMES = {
         "play_match",
     ),
     "negotiation_platform.arena": ("Arena", "ArenaApi"),
-    "negotiation_platform.engine": ("Event", "EventKind", "Match"),
+    "negotiation_platform.engine": ("Event", "EventKind", "GameContractError", "Match"),
     "negotiation_platform.errors": ("ErrorCode", "NegotiationError"),
     "negotiation_platform.games.base_game": (
         "BaseGame",
@@ -95,6 +96,7 @@ _HOMES = {
         "PhaseEnd",
         "PhaseLimits",
         "PhaseSpec",
+        "RoleAssignment",
         "RolesSpec",
         "StartRule",
         "TurnOrder",
@@ -120,6 +122,7 @@ __all__ = [
     "EventKind",
     "FirstMover",
     "GameConfig",
+    "GameContractError",
     "GameEntry",
     "GameResult",
     "GameSpec",
@@ -138,6 +141,7 @@ __all__ = [
     "PluginProblem",
     "RandomAgent",
     "Registry",
+    "RoleAssignment",
     "RolesSpec",
     "StartRule",
     "TurnOrder",

@@ -11,6 +11,7 @@ from negotiation_platform.spec import (
     GameSpec,
     PhaseEnd,
     PhaseSpec,
+    RoleAssignment,
     StartRule,
     TurnOrder,
     payload_schema,
@@ -131,7 +132,7 @@ def render_rules(spec: GameSpec) -> str:
     roles = spec.roles
     if roles.names:
         who = f"Roles: {', '.join(roles.names)}"
-        who += " (assigned at random from the match seed)." if roles.assignment == "seeded" else "."
+        who += " (assigned at random from the match seed)." if roles.assignment is RoleAssignment.SEEDED else "."
     elif roles.min_players == roles.max_players:
         who = f"Players: {roles.min_players}."
     else:

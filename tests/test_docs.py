@@ -4,6 +4,7 @@ anchor resolving, every docstring the API reference renders, and the CLI referen
 from __future__ import annotations
 
 import asyncio
+import html
 import importlib
 import os
 import re
@@ -55,6 +56,29 @@ def test_the_cli_reference_is_generated_from_the_parser(site: Path) -> None:
     assert "<!-- cli-reference -->" not in page
     for command in ("play", "rules", "simulate", "tournament", "serve mcp", "serve a2a", "serve view"):
         assert f"usage: negotiation-platform {command}" in page
+
+
+def test_the_spec_reference_lists_every_field_of_every_spec_model(site: Path) -> None:
+    spec_reference = importlib.import_module("scripts.spec_reference")
+    page = (site / "reference" / "spec" / "index.html").read_text()
+    assert "<!-- spec-fields -->" not in page
+    models = spec_reference.spec_models()
+    assert {"PhaseSpec", "PhaseLimits", "MessagingPolicy", "ActionSpec", "RolesSpec", "GameSpec"} <= {
+        m.__name__ for m in models
+    }
+    for model in models:
+        section = page.split(f'id="{model.__name__.lower()}"', 1)[1].split("<h3", 1)[0]
+        for name, field in model.model_fields.items():
+            assert field.description, f"{model.__name__}.{name} has no Field description"
+            assert f"<code>{name}</code>" in section and html.escape(field.description, quote=False).split("`")[0] in (
+                section
+            ), f"{model.__name__}.{name}"
+    for choice in spec_reference.spec_choices():
+        section = page.split(f'id="{choice.__name__.lower()}"', 1)[1].split("<h3", 1)[0]
+        docs = spec_reference.member_docs(choice)
+        for member in choice:
+            assert docs.get(member.name), f"{choice.__name__}.{member.name} has no docstring"
+            assert f"<code>{member.value}</code>" in section
 
 
 def test_the_api_reference_renders_the_docstrings(site: Path) -> None:

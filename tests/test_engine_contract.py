@@ -8,12 +8,13 @@ import itertools
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from negotiation_platform.engine import EventKind, Match
 from negotiation_platform.engine.contract import GameContractError
 from negotiation_platform.registry import Registry
 from negotiation_platform.rules_text import render_rules
-from negotiation_platform.spec import StartRule, TurnOrder
+from negotiation_platform.spec import GameSpec, OutcomeKind, RoleAssignment, RolesSpec, StartRule, TurnOrder
 from negotiation_platform.testing.playthrough import play_randomly
 from tests.probe_game import ProbeGame
 
@@ -159,3 +160,61 @@ def test_every_installed_game_plays_the_orders_its_rules_text_states() -> None:
                         assert second == (first + r1 - r0) % len(players), (game_id, orders)
     assert ("coins_classic", StartRule.ROTATING) in non_fixed  # the coin games' starting agent alternates
     assert ("company_car", StartRule.SHUFFLED) in non_fixed
+
+
+class Named(ProbeGame):
+    """The probe with named roles; `swap` seats them in reverse, as a game that draws roles might."""
+
+    swap = False
+
+    @classmethod
+    def build_spec(cls, config: Any) -> GameSpec:
+        spec = super().build_spec(config)
+        return spec.model_copy(update={"roles": RolesSpec(names=("left", "right"), assignment=cls.assignment)})
+
+    assignment = RoleAssignment.BY_SEAT
+
+    def seat_roles(self) -> dict[str, str] | None:
+        roles = dict(zip(self.players, ("right", "left") if self.swap else ("left", "right"), strict=True))
+        return roles
+
+
+class SwapsByseat(Named):
+    swap = True
+
+
+class SwapsSeeded(Named):
+    swap = True
+    assignment = RoleAssignment.SEEDED
+
+
+class OneRoleTwice(Named):
+    def seat_roles(self) -> dict[str, str] | None:
+        return dict.fromkeys(self.players, "left")
+
+
+def test_roles_seated_against_the_declared_assignment_are_refused() -> None:
+    Match(Named, ["a", "b"])
+    Match(SwapsSeeded, ["a", "b"])  # a game that draws the roles declares it, and the rules text says so
+    assert "(assigned at random from the match seed)" in render_rules(SwapsSeeded.spec)
+    error = contract_error(lambda: Match(SwapsByseat, ["a", "b"]))
+    assert error.hook == "seat_roles" and "but the spec says assignment=by_seat" in str(error)
+    error = contract_error(lambda: Match(OneRoleTwice, ["a", "b"]))
+    assert "not one role each of ['left', 'right']" in str(error)
+
+
+def test_an_assignment_is_one_of_the_declared_kinds_not_a_free_string() -> None:
+    assert RolesSpec(names=("a", "b"), assignment="seeded").assignment is RoleAssignment.SEEDED  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        RolesSpec(names=("a", "b"), assignment="by_lottery")  # type: ignore[arg-type]
+    assert {kind.value for kind in OutcomeKind} == {"agreement", "engine_rule"}
+
+
+def test_the_built_in_games_that_draw_roles_report_them() -> None:
+    seen = set()
+    for seed in range(8):
+        match = Match(Registry().game("company_car").cls, ["a", "b"], seed=seed)
+        roles = match.game.seat_roles()
+        assert roles is not None and sorted(roles.values()) == sorted(match.spec.roles.names)
+        seen.add(roles["a"])
+    assert len(seen) == 2  # drawn from the seed, as the spec's `seeded` says

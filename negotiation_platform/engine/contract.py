@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from negotiation_platform.games.base_game import BaseGame, overrides
-from negotiation_platform.spec import GameSpec, PhaseSpec, StartRule, TurnOrder
+from negotiation_platform.spec import GameSpec, PhaseSpec, RoleAssignment, StartRule, TurnOrder
 
 
 class GameContractError(RuntimeError):
@@ -39,6 +39,30 @@ def game_orders(spec: GameSpec, players: list[str], game: BaseGame[Any]) -> Game
                 "should apply (fixed, rotating or shuffled)",
             )
     return None
+
+
+def initialize(game: BaseGame[Any], spec: GameSpec, players: list[str]) -> None:
+    """Call the game's `initialize_game`, then check that the roles it seated agree with the spec."""
+    game.initialize_game(list(players))
+    roles = spec.roles
+    if not roles.names:
+        return
+    seated = game.seat_roles()
+    by_seat = dict(zip(players, roles.names, strict=True))
+    if seated is None or sorted(seated) != sorted(players) or sorted(seated.values()) != sorted(roles.names):
+        raise GameContractError(
+            spec.id,
+            "seat_roles",
+            f"returned {seated!r}, not one role each of {list(roles.names)} for the players {players}",
+            "return {player: role name} for every player, each role of the spec once",
+        )
+    if roles.assignment is RoleAssignment.BY_SEAT and seated != by_seat:
+        raise GameContractError(
+            spec.id,
+            "seat_roles",
+            f"seated {seated} but the spec says assignment=by_seat ({by_seat})",
+            "declare RolesSpec(assignment='seeded') if the game draws the roles, or seat role i at seat i",
+        )
 
 
 def begin_round(game: BaseGame[Any], spec_id: str, number: int) -> None:

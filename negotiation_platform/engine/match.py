@@ -81,7 +81,7 @@ class Match:
         self._openings: dict[tuple[int, int], tuple[list[str], dict[str, Any]]] = {}
         """Turn order and `phase_started` data by (phase index, first seat): see `_opening`."""
         self._phase_name: str | None = None
-        self.game.initialize_game(list(players))
+        contract.initialize(self.game, self.spec, self.players)
         self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
         self._start_round(1)
 

@@ -364,6 +364,13 @@ class BaseGame(ABC, Generic[ConfigT]):
         """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
         return None
 
+    def seat_roles(self) -> dict[str, str] | None:
+        """Each player's role, for a spec with named roles (None: no named roles). By default seat i plays
+        role i; a game that draws the roles (`RolesSpec.assignment` `seeded`) returns what it drew. The
+        engine checks the answer after `initialize_game`: every role once, and seat order for `by_seat`."""
+        names = self.spec.roles.names
+        return dict(zip(self.players, names, strict=True)) if names else None
+
     def begin_round(self, round_number: int) -> None:
         """Called by the engine when a round starts (1-based). An override must call
         `super().begin_round(round_number)`, which sets `current_round`: the engine checks it."""

@@ -36,6 +36,7 @@ from negotiation_platform.spec import (
     OutcomeSpec,
     PhaseLimits,
     PhaseSpec,
+    RoleAssignment,
     RolesSpec,
     StartRule,
 )
@@ -140,7 +141,10 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             title=cls.game_title,
             summary=cls.game_summary,
             roles=RolesSpec(
-                names=tuple(cls.role_labels[r] for r in cls.roles), min_players=2, max_players=2, assignment="seeded"
+                names=tuple(cls.role_labels[r] for r in cls.roles),
+                min_players=2,
+                max_players=2,
+                assignment=RoleAssignment.SEEDED,
             ),
             rounds=config.rounds,
             phases=(
@@ -238,6 +242,10 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def begin_round(self, round_number: int) -> None:
         super().begin_round(round_number)
         self.game_data["acted"] = []
+
+    def seat_roles(self) -> dict[str, str] | None:
+        """The roles drawn from the seed, by their names in the spec."""
+        return {p: self.role_labels[role] for p, role in self.game_data["roles"].items()}
 
     def role_of(self, player: str) -> str:
         """A seated player's role; a role name is returned as is (so documented calls may pass either).
