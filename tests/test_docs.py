@@ -93,6 +93,25 @@ def test_pages_link_nowhere_outside_the_repository() -> None:
     assert {page: links for page, links in found.items() if links} == {}
 
 
+SPEED_CLAIM = re.compile(r"\d(\.\d+)?\s?[x×]\s(faster|slower)|µs|\bper second\b|\bKB per match")
+"""A measured speed in prose: measured figures belong to the scripts under benchmarks/, which print
+them against a baseline measured in the same run, not to docstrings and comments that go stale."""
+
+
+def test_no_source_states_a_measured_speed() -> None:
+    sources = [ROOT / "negotiation_platform", ROOT / "plugins", ROOT / "transports"]
+    found = {
+        f"{path.relative_to(ROOT)}:{number}": line.strip()
+        for folder in sources
+        for path in folder.rglob("*.py")
+        # the JAX kernels' own claims leave with their rewrite into a shared base
+        if "tests" not in path.parts and "build" not in path.parts and "kernels" not in path.parent.name
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if SPEED_CLAIM.search(line)
+    }
+    assert found == {}
+
+
 def guide_files(tmp_path: Path) -> Path:
     """The files of the game author's guide, assembled from its titled code blocks (in page order)."""
     blocks = re.findall(r'```\w+ title="([^"]+)"\n(.*?)```', (DOCS / "game-authors-guide.md").read_text(), re.S)

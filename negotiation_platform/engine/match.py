@@ -54,8 +54,8 @@ class Match:
         self.game = game_cls(game_id=match_id, config=config, rng=_GameRngMaker(seed))
         self.spec = self.game.spec
         self._rng = orders_rng(seed) if _draws_orders(self.spec) else None
-        """Made only for specs whose turn orders are drawn: seeding a generator costs several µs, and its
-        state is 2.5 KB per match."""
+        """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every
+        match would keep its state (benchmarks/engine.py measures what a finished match holds)."""
         self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
         self._game_orders = contract.game_orders(self.spec, self.players, self.game)

@@ -58,7 +58,7 @@ class PlayerAction:
 
 @dataclass
 class GameResult:
-    """The authoritative record of a finished game."""
+    """The authoritative record of a finished game; `final_scores` are its payoffs (also `payoffs`)."""
 
     game_id: str
     players: list[str]
@@ -67,6 +67,12 @@ class GameResult:
     total_rounds: int
     game_data: dict[str, Any]
     success: bool
+
+    @property
+    def payoffs(self) -> dict[str, float]:
+        """Each player's payoff: `final_scores`, the documented field, under the word every other part
+        of the platform uses (`get_result`, the store, the analysis)."""
+        return self.final_scores
 
     def to_dict(self) -> dict[str, Any]:
         """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's

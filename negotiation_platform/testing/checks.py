@@ -209,7 +209,7 @@ def _check_replay(
 
 def _check_payoffs(match: Match, fail: Any) -> None:
     assert match.result is not None
-    scores = match.result.final_scores
+    scores = match.result.payoffs
     if set(scores) != set(match.players):
         raise fail("payoffs", f"payoffs are for {sorted(scores)}, the seats are {match.players}")
     for seat, score in scores.items():
