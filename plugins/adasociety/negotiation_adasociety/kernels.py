@@ -414,9 +414,9 @@ class AdaSocietyEnv:
         )
         grid = jnp.where(inside[..., None], grid, 0).transpose(0, 3, 1, 2).astype(jnp.int16)
         mask = self.legal_mask(state, params)
-        negotiating = state.time < self.negotiation_steps
-        available = mask[:, self.request_at : self.accept_at] & negotiating
         same = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
+        # who is invitable, every step, as the original lists it (even while one bargains, or in the physical phase)
+        available = (state.partner < 0)[None, :] & ~jnp.eye(n, dtype=bool) & ~same
         partner = jnp.maximum(state.partner, 0)
         claim = jnp.where(state.partner >= 0, state.proposal[partner], 0.0)
         proposal = jnp.zeros((n, n), jnp.float32)
