@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
     from negotiation_platform.arena import Arena, ArenaApi
     from negotiation_platform.engine import Event, EventKind, GameContractError, Match
     from negotiation_platform.errors import ErrorCode, NegotiationError
+    from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms, MenuItem
     from negotiation_platform.games.base_game import (
         BaseGame,
         BasicConfig,
@@ -73,6 +74,7 @@ _HOMES = {
     "negotiation_platform.arena": ("Arena", "ArenaApi"),
     "negotiation_platform.engine": ("Event", "EventKind", "GameContractError", "Match"),
     "negotiation_platform.errors": ("ErrorCode", "NegotiationError"),
+    "negotiation_platform.games.bargaining": ("BargainingPosition", "BargainingTerms", "MenuItem"),
     "negotiation_platform.games.base_game": (
         "BaseGame",
         "BasicConfig",
@@ -109,6 +111,8 @@ __all__ = [
     "Agent",
     "Arena",
     "ArenaApi",
+    "BargainingPosition",
+    "BargainingTerms",
     "BaseGame",
     "BasicConfig",
     "BatnaAwareAgent",
@@ -128,6 +132,7 @@ __all__ = [
     "GameSpec",
     "GameState",
     "Match",
+    "MenuItem",
     "MessagingPolicy",
     "NegotiationError",
     "OpenPayload",

@@ -91,6 +91,18 @@ def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:
     assert 'expression has type "dict[str, GameEntry]", variable has type "int"' in checked.stdout
 
 
+def test_mypy_checks_a_bargaining_position_key_by_key(tmp_path: Path) -> None:
+    misuse = tmp_path / "position.py"
+    misuse.write_text(
+        "from negotiation_platform import BargainingPosition\n"
+        'p: BargainingPosition = {"action": "offer", "feild": "price", "best": "high"}\n'
+    )
+    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300, cwd=tmp_path)
+    assert checked.returncode == 1
+    assert 'Extra key "feild" for TypedDict "BargainingPosition"' in checked.stdout
+    assert 'TypedDict item "best" has type "float"' in checked.stdout
+
+
 @pytest.mark.parametrize(("folder", "package"), DISTRIBUTIONS.items())
 def test_every_distribution_ships_its_py_typed_marker(folder: str, package: str) -> None:
     project = tomllib.loads((ROOT / folder / "pyproject.toml").read_text())

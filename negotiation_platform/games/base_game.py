@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.errors import NegotiationError
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.plain_data import plain_copy
@@ -366,7 +367,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         the end, so override it to let game boards show a pool, a sale or a map."""
         return {"round": self.current_round}
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
         return None
 

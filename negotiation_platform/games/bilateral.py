@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import BaseModel, Field
 
 from negotiation_platform.games import json_response
+from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES,
@@ -120,7 +121,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         """Prompt lines particular to the game (context, values, standing offer in its terms)."""
 
     @abstractmethod
-    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+    def bargaining_terms(self, player_id: str) -> BargainingTerms:
         """The game-specific part of `bargaining_position` (a numeric field, or a menu of offers)."""
 
     @abstractmethod
@@ -457,7 +458,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             view["role_order"] = [list(self.roles).index(self.role_of(p)) for p in self.players]
         return view
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         standing = self.standing_offer_for(player_id)
         mine = self.game_data["standing"].get(player_id)
         round_number = max(self.current_round, 1)

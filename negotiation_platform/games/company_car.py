@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
+from negotiation_platform.games.bargaining import BargainingTerms
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 MAX_PRICE = 10_000_000
@@ -130,7 +131,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
             lines.append("You gain from a deal only at a price above your BATNA.")
         return lines
 
-    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+    def bargaining_terms(self, player_id: str) -> BargainingTerms:
         buyer = self.role_of(player_id) == "buyer"
         standing = self.standing_offer_for(player_id)
         return {
