@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,6 +80,18 @@ class GameResult:
         deepcopy of every leaf (which made this the dearest step of finishing a match)."""
         copied: dict[str, Any] = plain_copy(self)
         return copied
+
+
+class GameInfo(TypedDict):
+    """`BaseGame.get_game_info()`: the game's id, lifecycle state, players, round and config."""
+
+    game_id: str
+    state: str
+    """A `GameState` value: waiting, active, completed or failed."""
+    players: list[str]
+    current_round: int
+    max_rounds: int
+    config: dict[str, Any]
 
 
 MAX_ROUNDS = 1_000
@@ -452,7 +464,7 @@ class BaseGame(ABC, Generic[ConfigT]):
             return _winner(bool(game_state.get("agreement_reached")), game_state.get("utility_surplus") or {})
         return None if self.agreement_terms() is None else _winner(True, self.surplus())
 
-    def get_game_info(self) -> dict[str, Any]:
+    def get_game_info(self) -> GameInfo:
         return {
             "game_id": self.game_id,
             "state": self.state.value,
