@@ -68,24 +68,23 @@ def initialize(game: BaseGame[Any], spec: GameSpec, players: list[str]) -> None:
 def begin_round(game: BaseGame[Any], spec_id: str, number: int) -> None:
     """Call the game's `begin_round` and check that it set `current_round` (BaseGame's does)."""
     game.begin_round(number)
-    if game.current_round != number:
-        raise GameContractError(
-            spec_id,
-            "begin_round",
-            f"current_round is {game.current_round!r} after begin_round({number})",
-            "call super().begin_round(round_number) in your override: it sets current_round",
-        )
+    _check_set(game, spec_id, "begin_round", "current_round", number, "round_number")
 
 
 def begin_phase(game: BaseGame[Any], spec_id: str, name: str) -> None:
     """Call the game's `begin_phase` and check that it set `current_phase` (BaseGame's does)."""
     game.begin_phase(name)
-    if game.current_phase != name:
+    _check_set(game, spec_id, "begin_phase", "current_phase", name, "phase_name")
+
+
+def _check_set(game: BaseGame[Any], spec_id: str, hook: str, attribute: str, expected: object, argument: str) -> None:
+    found = getattr(game, attribute)
+    if found != expected:
         raise GameContractError(
             spec_id,
-            "begin_phase",
-            f"current_phase is {game.current_phase!r} after begin_phase({name!r})",
-            "call super().begin_phase(phase_name) in your override: it sets current_phase",
+            hook,
+            f"{attribute} is {found!r} after {hook}({expected!r})",
+            f"call super().{hook}({argument}) in your override: it sets {attribute}",
         )
 
 
