@@ -11,6 +11,7 @@ from negotiation_platform.spec import (
     GameSpec,
     PhaseEnd,
     PhaseSpec,
+    RoleAssignment,
     StartRule,
     TurnOrder,
     payload_schema,
@@ -25,6 +26,7 @@ _START_TEXT = {
     StartRule.FIXED: "in the same order every round",
     StartRule.ROTATING: "and the opening player rotates every round",
     StartRule.SHUFFLED: "in an order drawn at random every round",
+    StartRule.GAME_DECIDES: "in an order the game's rules set every round (see the phase's description)",
 }
 _END_TEXT = {
     PhaseEnd.TURNS_USED: "every player has used its turns",
@@ -130,7 +132,7 @@ def render_rules(spec: GameSpec) -> str:
     roles = spec.roles
     if roles.names:
         who = f"Roles: {', '.join(roles.names)}"
-        who += " (assigned at random from the match seed)." if roles.assignment == "seeded" else "."
+        who += " (assigned at random from the match seed)." if roles.assignment is RoleAssignment.SEEDED else "."
     elif roles.min_players == roles.max_players:
         who = f"Players: {roles.min_players}."
     else:

@@ -53,22 +53,31 @@ class StartRule(StrEnum):
     """The first mover of round r is the player after the first mover of round r - 1."""
     SHUFFLED = "shuffled"
     """A fresh order drawn from the match's seeded generator every round."""
+    GAME_DECIDES = "game_decides"
+    """The game's `phase_order` gives the order every round, by a rule of its own that the phase's
+    description states (the engine refuses a game that declares it and gives no order)."""
 
 
 class FirstMover(StrEnum):
     """Who opens the first round of a fixed or rotating order."""
 
     FIRST_SEAT = "first_seat"
+    """The first player of the match's player list."""
     SEEDED = "seeded"
+    """A player drawn once from the match's seeded generator."""
 
 
 class Channel(StrEnum):
     """Which message channels a phase opens."""
 
     NONE = "none"
+    """No messages."""
     PUBLIC = "public"
+    """Messages every player (and every spectator) reads."""
     PRIVATE = "private"
+    """Messages to chosen players, which only they and the sender read."""
     BOTH = "both"
+    """Public and private messages."""
 
     @property
     def allows_public(self) -> bool:
@@ -93,11 +102,21 @@ class PhaseEnd(StrEnum):
 
 
 class OutcomeKind(StrEnum):
-    """Who decides the final result."""
+    """Who decides the final result (the rules text names it)."""
 
     AGREEMENT = "agreement"
+    """The players' agreement, if they reach one; else what the outcome's description says."""
     ENGINE_RULE = "engine_rule"
-    MEDIATOR = "mediator"
+    """A rule applied to what the players did (an auction's price, a split of what was claimed)."""
+
+
+class RoleAssignment(StrEnum):
+    """How named roles are given to the seats; the engine checks it against the game's `seat_roles()`."""
+
+    BY_SEAT = "by_seat"
+    """Seat i plays role i."""
+    SEEDED = "seeded"
+    """The game draws the roles from the match seed (the rules text says so)."""
 
 
 PayloadModel = Annotated[
@@ -111,9 +130,12 @@ class ActionSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    description: str
-    payload: PayloadModel = EmptyPayload
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="What agents call the action (lower-case snake case).")
+    description: str = Field(description="What the action does, in the words of the rules text and prompts.")
+    payload: PayloadModel = Field(
+        default=EmptyPayload,
+        description="The pydantic model the payload must validate against; agents get its JSON Schema.",
+    )
     aliases: tuple[str, ...] = Field(
         default=(), description="Other names agents may use for this action (recorded under `name`)."
     )
@@ -132,8 +154,10 @@ class DefaultAction(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    action: str
-    payload: dict[str, Any] = Field(default_factory=dict)
+    action: str = Field(description="The name of one of the phase's actions.")
+    payload: dict[str, Any] = Field(
+        default_factory=dict, description="The payload played with it (validated like a player's)."
+    )
 
 
 class MessagingPolicy(BaseModel):
@@ -141,7 +165,7 @@ class MessagingPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    channel: Channel = Channel.NONE
+    channel: Channel = Field(default=Channel.NONE, description="Which messages the phase allows.")
     uses_turn: bool = Field(default=False, description="Whether sending a message is the sender's whole turn.")
     max_length: int = Field(default=500, ge=1, description="Characters per message.")
     per_player: int | None = Field(
@@ -160,7 +184,9 @@ class PhaseLimits(BaseModel):
         ge=1,
         description="Turns each player gets in the phase per round (None: unlimited, free phases).",
     )
-    actions_per_turn: int = Field(default=1, ge=1)
+    actions_per_turn: int = Field(
+        default=1, ge=1, description="Actions a player may take before its turn ends (see `ActionSpec.ends_turn`)."
+    )
     seconds_per_turn: float | None = Field(
         default=None,
         gt=0,
@@ -173,16 +199,26 @@ class PhaseSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    description: str = ""
-    turn_order: TurnOrder = TurnOrder.ALTERNATING
-    start: StartRule = StartRule.FIXED
-    first_mover: FirstMover = FirstMover.FIRST_SEAT
-    limits: PhaseLimits = PhaseLimits()
-    actions: tuple[ActionSpec, ...] = ()
-    messaging: MessagingPolicy = MessagingPolicy()
-    ends_when: tuple[PhaseEnd, ...] = (PhaseEnd.TURNS_USED,)
-    default_action: DefaultAction | None = None
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="The phase's name (lower-case snake case).")
+    description: str = Field(default="", description="What happens in the phase, in the rules text's words.")
+    turn_order: TurnOrder = Field(default=TurnOrder.ALTERNATING, description="Who may act while the phase is open.")
+    start: StartRule = Field(
+        default=StartRule.FIXED, description="Alternating phases: how the order is chosen each round."
+    )
+    first_mover: FirstMover = Field(
+        default=FirstMover.FIRST_SEAT, description="Fixed and rotating orders: who opens the first round."
+    )
+    limits: PhaseLimits = Field(default=PhaseLimits(), description="Turns, actions per turn and the clock.")
+    actions: tuple[ActionSpec, ...] = Field(default=(), description="The actions players may take in the phase.")
+    messaging: MessagingPolicy = Field(
+        default=MessagingPolicy(), description="Which messages the phase allows and what they cost."
+    )
+    ends_when: tuple[PhaseEnd, ...] = Field(
+        default=(PhaseEnd.TURNS_USED,), description="The phase closes when any of these holds."
+    )
+    default_action: DefaultAction | None = Field(
+        default=None, description="What the engine plays for a player whose time runs out (None: the turn is lost)."
+    )
     reveal_actions: bool = Field(
         default=True,
         description="Simultaneous phases: publish every sealed submission when the phase closes.",
@@ -226,12 +262,15 @@ class RolesSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    names: tuple[str, ...] = ()
-    min_players: int = Field(default=2, ge=1)
-    max_players: int = Field(default=2, ge=1)
-    assignment: str = Field(
-        default="by_seat",
-        description="'by_seat' (seat i plays role i) or 'seeded' (roles drawn from the seed).",
+    names: tuple[str, ...] = Field(
+        default=(), description="The roles' names; empty for interchangeable seats (then the seats are numbered)."
+    )
+    min_players: int = Field(default=2, ge=1, description="Fewest seats a match may have.")
+    max_players: int = Field(default=2, ge=1, description="Most seats a match may have.")
+    assignment: RoleAssignment = Field(
+        default=RoleAssignment.BY_SEAT,
+        description="Named roles: `by_seat` (seat i plays role i) or `seeded` (the game draws them from the "
+        "seed); the engine checks the game's `seat_roles()` against it.",
     )
 
     @model_validator(mode="after")
@@ -248,8 +287,8 @@ class OutcomeSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: OutcomeKind = OutcomeKind.AGREEMENT
-    description: str
+    kind: OutcomeKind = Field(default=OutcomeKind.AGREEMENT, description="Who decides the final result.")
+    description: str = Field(description="How the result maps to payoffs, in the words of the rules text.")
 
 
 class GameSpec(BaseModel):
@@ -257,13 +296,15 @@ class GameSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    title: str
-    summary: str
-    roles: RolesSpec = RolesSpec()
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="The game's id in the registry and on every transport.")
+    title: str = Field(description="The game's name for people.")
+    summary: str = Field(description="One paragraph on what the game is; it opens the rules text.")
+    roles: RolesSpec = Field(default=RolesSpec(), description="Who plays: named roles or interchangeable seats.")
     rounds: int = Field(default=1, ge=1, description="How many times the phases run, in order.")
-    phases: tuple[PhaseSpec, ...] = Field(min_length=1)
-    outcome: OutcomeSpec
+    phases: tuple[PhaseSpec, ...] = Field(
+        min_length=1, description="The phases of a round, in order (each may run in some rounds only)."
+    )
+    outcome: OutcomeSpec = Field(description="How the result is decided.")
 
     def phase(self, name: str) -> PhaseSpec | None:
         return next((p for p in self.phases if p.name == name), None)

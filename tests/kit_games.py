@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameState, PlayerAction
 from negotiation_platform.spec import ActionSpec, DefaultAction, GameSpec, OutcomeSpec, PhaseSpec
 
@@ -80,7 +81,7 @@ class SecretSplit(BaseGame[GameConfig]):
     def batna_values(self) -> dict[str, float]:
         return {p: float(v) for p, v in self.game_data["secret"].items()}
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         return {"action": "propose", "field": "mine", "best": 100, "reservation": 0, "accept_action": "accept"}
 
     def get_game_prompt(self, player_id: str) -> str:
@@ -115,7 +116,7 @@ class SchemaRefusesOwnMoves(SecretSplit):
 
 
 class NoPosition(SecretSplit):
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         return None
 
 
@@ -136,3 +137,13 @@ class OpenConfig(GameConfig):
 
 class UnboundedConfig(SecretSplit):
     Config = OpenConfig
+
+
+class SkipsAPlayer(SecretSplit):
+    def phase_order(self, phase_name: str) -> list[str] | None:
+        return self.players[:1]  # not every player: the engine refuses it
+
+
+class FrozenRound(SecretSplit):
+    def begin_round(self, round_number: int) -> None:
+        self.game_data["round_seen"] = round_number  # without super(): current_round would stay 0

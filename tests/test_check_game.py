@@ -42,6 +42,8 @@ def test_the_clean_test_game_passes(check_game) -> None:  # the pytest11 fixture
         (kit_games.GlobalRandom, "determinism", "same seed"),
         (kit_games.SchemaRefusesOwnMoves, "payload_schemas", "is not a multiple of 7"),
         (kit_games.NoPosition, "bargaining_position", "bargaining_position() returned None"),
+        (kit_games.SkipsAPlayer, "contract", "phase_order: for phase `bargain` it returned ['seat_1']"),
+        (kit_games.FrozenRound, "contract", "call super().begin_round(round_number)"),
     ],
 )
 def test_a_broken_game_fails_with_the_check_named(game: type, check: str, words: str) -> None:

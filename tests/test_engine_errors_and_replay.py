@@ -104,7 +104,7 @@ def random_inputs(match: Match, rng: random.Random, limit: int = 60) -> None:
     seed=st.integers(0, 2**31),
     driver=st.integers(0, 2**31),
     order=st.sampled_from(list(TurnOrder)),
-    start=st.sampled_from(list(StartRule)),
+    start=st.sampled_from([s for s in StartRule if s is not StartRule.GAME_DECIDES]),  # the probe gives no order
     players=st.integers(2, 4),
 )
 def test_replay_rebuilds_the_same_match(seed, driver, order, start, players) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -24,8 +26,9 @@ DISTRIBUTIONS = {
 }
 
 
-def run_python(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+def run_python(*args: str, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MYPYPATH"}  # only what the install provides
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout, env=env)
 
 
 @pytest.mark.parametrize("name", negotiation_platform.__all__)
@@ -66,10 +69,14 @@ def test_importing_the_package_loads_none_of_its_modules() -> None:
     assert done.stdout.splitlines() == ["[]", "True False False"]
 
 
-def test_a_consumer_type_checks_under_mypy_strict_and_runs() -> None:
-    checked = run_python("-m", "mypy", "--strict", str(CONSUMER), timeout=300)
+def test_a_consumer_type_checks_under_mypy_strict_and_runs(tmp_path: Path) -> None:
+    """Checked outside the checkout and without MYPYPATH: mypy finds the package through the README's
+    editable install alone (a path entry, not setuptools' import hook, which type checkers cannot see)."""
+    script = tmp_path / "consumer.py"
+    shutil.copy(CONSUMER, script)
+    checked = run_python("-m", "mypy", "--strict", "--cache-dir", str(ROOT / ".mypy_cache"), str(script), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    ran = run_python(str(CONSUMER))
+    ran = run_python(str(script), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     arena_line, engine_line = ran.stdout.splitlines()
     assert arena_line.startswith("arena: finished after ") and "'half': 50.0" in arena_line
@@ -82,6 +89,18 @@ def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:
     checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300)
     assert checked.returncode == 1
     assert 'expression has type "dict[str, GameEntry]", variable has type "int"' in checked.stdout
+
+
+def test_mypy_checks_a_bargaining_position_key_by_key(tmp_path: Path) -> None:
+    misuse = tmp_path / "position.py"
+    misuse.write_text(
+        "from negotiation_platform import BargainingPosition\n"
+        'p: BargainingPosition = {"action": "offer", "feild": "price", "best": "high"}\n'
+    )
+    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300, cwd=tmp_path)
+    assert checked.returncode == 1
+    assert 'Extra key "feild" for TypedDict "BargainingPosition"' in checked.stdout
+    assert 'TypedDict item "best" has type "float"' in checked.stdout
 
 
 @pytest.mark.parametrize(("folder", "package"), DISTRIBUTIONS.items())

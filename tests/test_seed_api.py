@@ -117,6 +117,13 @@ class TestBaseGame:
             success=True,
         )
         assert result.final_scores["model_a"] == 8.5
+        assert result.payoffs is result.final_scores  # one thing, the documented name and the platform's word
+        assert "payoffs" not in result.to_dict()  # the record's shape is the documented one
+
+    def test_company_car_keeps_its_documented_module_path(self) -> None:
+        from negotiation_platform.games import company_car, price_bargaining
+
+        assert price_bargaining.CompanyCarGame is company_car.CompanyCarGame is CompanyCarGame
 
     def test_game_state_values(self) -> None:
         assert [s.value for s in GameState] == ["waiting", "active", "completed", "failed"]

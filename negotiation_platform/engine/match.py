@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from negotiation_platform.engine import contract
 from negotiation_platform.engine.event_log import FORFEITED, TIMED_OUT, EventLog, action_record, played_by_default
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
@@ -53,12 +54,12 @@ class Match:
         self.game = game_cls(game_id=match_id, config=config, rng=_GameRngMaker(seed))
         self.spec = self.game.spec
         self._rng = orders_rng(seed) if _draws_orders(self.spec) else None
-        """Made only for specs whose turn orders are drawn: seeding a generator costs several µs, and its
-        state is 2.5 KB per match."""
+        """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every
+        match would keep its state (benchmarks/engine.py measures what a finished match holds)."""
         self._game_refuses = type(self.game).has_own_rules()
         """Whether the game has rules of its own to check an action against (else there is no call to make)."""
-        self._game_orders = overrides(self.game, "phase_order")
-        """Whether the game may fix turn orders itself (else the spec's start rule applies without asking)."""
+        self._game_orders = contract.game_orders(self.spec, self.players, self.game)
+        """Asks and checks the game's own turn orders (None: the spec's start rule applies without asking)."""
         self._game_ends_phases = overrides(self.game, "end_phase")
         """Whether the game does something when a phase closes (else there is no call to make)."""
         self._every_round = all(p.runs_in(1) and p.last_round is None for p in self.spec.phases)
@@ -80,7 +81,7 @@ class Match:
         self._openings: dict[tuple[int, int], tuple[list[str], dict[str, Any]]] = {}
         """Turn order and `phase_started` data by (phase index, first seat): see `_opening`."""
         self._phase_name: str | None = None
-        self.game.initialize_game(list(players))
+        contract.initialize(self.game, self.spec, self.players)
         self._log(EventKind.MATCH_STARTED, None, {"players": self.players, "game": self.spec.id})
         self._start_round(1)
 
@@ -462,7 +463,7 @@ class Match:
         self.round = number
         self._run = None
         self._phase_name = None
-        self.game.begin_round(number)
+        contract.begin_round(self.game, self.spec.id, number)
         self.events.append_round_started(number)
         self._drain_notices()
         first = self._next_phase(0)
@@ -482,11 +483,10 @@ class Match:
     def _start_phase(self, index: int) -> None:
         self._phase_index = index
         phase = self.spec.phases[index]
-        given = self.game.phase_order(phase.name) if self._game_orders else None
+        orders = self._game_orders
+        given = orders.order(self.game, phase, self.round) if orders is not None else None
         if given is None:
             order, opening = self._opening(index, phase)
-        elif sorted(given) != sorted(self.players):
-            raise RuntimeError(f"{self.spec.id}.phase_order returned {given}, not an order of {self.players}")
         else:
             order, opening = given, self._opening_data(phase, given)
         run = self._runs.get(index)
@@ -498,7 +498,7 @@ class Match:
         self._phase_name = phase.name
         if run.seconds_per_turn is not None:  # else the deadline stays None
             self._arm_deadline(run)
-        self.game.begin_phase(phase.name)
+        contract.begin_phase(self.game, self.spec.id, phase.name)
         self.events.append_phase_started(self.round, phase.name, opening)
 
     def _opening(self, index: int, phase: PhaseSpec) -> tuple[list[str], dict[str, Any]]:

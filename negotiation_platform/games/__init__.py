@@ -6,8 +6,8 @@
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.auction import AuctionGame
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
+from negotiation_platform.games.company_car import CompanyCarGame
 from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
-from negotiation_platform.games.price_bargaining import CompanyCarGame
 from negotiation_platform.games.resource_allocation import ResourceAllocationGame
 from negotiation_platform.games.split_100 import Split100Game
 

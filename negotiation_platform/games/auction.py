@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES,
@@ -180,7 +181,7 @@ class AuctionGame(BaseGame[AuctionConfig]):
             "sale": self.game_data["sale"],
         }
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         return {
             "action": "bid",
             "field": "amount",

@@ -14,11 +14,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.errors import NegotiationError
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.payloads import validate_payload
 from negotiation_platform.plain_data import plain_copy
@@ -58,7 +59,7 @@ class PlayerAction:
 
 @dataclass
 class GameResult:
-    """The authoritative record of a finished game."""
+    """The authoritative record of a finished game; `final_scores` are its payoffs (also `payoffs`)."""
 
     game_id: str
     players: list[str]
@@ -68,11 +69,29 @@ class GameResult:
     game_data: dict[str, Any]
     success: bool
 
+    @property
+    def payoffs(self) -> dict[str, float]:
+        """Each player's payoff: `final_scores`, the documented field, under the word every other part
+        of the platform uses (`get_result`, the store, the analysis)."""
+        return self.final_scores
+
     def to_dict(self) -> dict[str, Any]:
         """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's
         deepcopy of every leaf (which made this the dearest step of finishing a match)."""
         copied: dict[str, Any] = plain_copy(self)
         return copied
+
+
+class GameInfo(TypedDict):
+    """`BaseGame.get_game_info()`: the game's id, lifecycle state, players, round and config."""
+
+    game_id: str
+    state: str
+    """A `GameState` value: waiting, active, completed or failed."""
+    players: list[str]
+    current_round: int
+    max_rounds: int
+    config: dict[str, Any]
 
 
 MAX_ROUNDS = 1_000
@@ -360,21 +379,32 @@ class BaseGame(ABC, Generic[ConfigT]):
         the end, so override it to let game boards show a pool, a sale or a map."""
         return {"round": self.current_round}
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
         return None
 
+    def seat_roles(self) -> dict[str, str] | None:
+        """Each player's role, for a spec with named roles (None: no named roles). By default seat i plays
+        role i; a game that draws the roles (`RolesSpec.assignment` `seeded`) returns what it drew. The
+        engine checks the answer after `initialize_game`: every role once, and seat order for `by_seat`."""
+        names = self.spec.roles.names
+        return dict(zip(self.players, names, strict=True)) if names else None
+
     def begin_round(self, round_number: int) -> None:
-        """Called by the engine when a round starts (1-based)."""
+        """Called by the engine when a round starts (1-based). An override must call
+        `super().begin_round(round_number)`, which sets `current_round`: the engine checks it."""
         self.current_round = round_number
 
     def phase_order(self, phase_name: str) -> list[str] | None:
         """For alternating phases whose order a game rule fixes (e.g. a starting agent the payoffs depend
-        on): the order to use this round. None lets the engine apply the spec's start rule."""
+        on): the order to use this round, every player exactly once. None lets the engine apply the
+        spec's start rule. The engine checks that the order agrees with the phase's `start` (`fixed`:
+        the same every round; `rotating`: the opener one seat on each round; `game_decides`: never None)."""
         return None
 
     def begin_phase(self, phase_name: str) -> None:
-        """Called by the engine when a phase opens."""
+        """Called by the engine when a phase opens. An override must call `super().begin_phase(phase_name)`,
+        which sets `current_phase`: the engine checks it."""
         self.current_phase = phase_name
 
     def end_phase(self, phase_name: str) -> None:
@@ -434,7 +464,7 @@ class BaseGame(ABC, Generic[ConfigT]):
             return _winner(bool(game_state.get("agreement_reached")), game_state.get("utility_surplus") or {})
         return None if self.agreement_terms() is None else _winner(True, self.surplus())
 
-    def get_game_info(self) -> dict[str, Any]:
+    def get_game_info(self) -> GameInfo:
         return {
             "game_id": self.game_id,
             "state": self.state.value,

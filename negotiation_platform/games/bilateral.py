@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import BaseModel, Field
 
 from negotiation_platform.games import json_response
+from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES,
@@ -36,6 +37,7 @@ from negotiation_platform.spec import (
     OutcomeSpec,
     PhaseLimits,
     PhaseSpec,
+    RoleAssignment,
     RolesSpec,
     StartRule,
 )
@@ -119,7 +121,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         """Prompt lines particular to the game (context, values, standing offer in its terms)."""
 
     @abstractmethod
-    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+    def bargaining_terms(self, player_id: str) -> BargainingTerms:
         """The game-specific part of `bargaining_position` (a numeric field, or a menu of offers)."""
 
     @abstractmethod
@@ -140,7 +142,10 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             title=cls.game_title,
             summary=cls.game_summary,
             roles=RolesSpec(
-                names=tuple(cls.role_labels[r] for r in cls.roles), min_players=2, max_players=2, assignment="seeded"
+                names=tuple(cls.role_labels[r] for r in cls.roles),
+                min_players=2,
+                max_players=2,
+                assignment=RoleAssignment.SEEDED,
             ),
             rounds=config.rounds,
             phases=(
@@ -238,6 +243,10 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def begin_round(self, round_number: int) -> None:
         super().begin_round(round_number)
         self.game_data["acted"] = []
+
+    def seat_roles(self) -> dict[str, str] | None:
+        """The roles drawn from the seed, by their names in the spec."""
+        return {p: self.role_labels[role] for p, role in self.game_data["roles"].items()}
 
     def role_of(self, player: str) -> str:
         """A seated player's role; a role name is returned as is (so documented calls may pass either).
@@ -449,7 +458,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             view["role_order"] = [list(self.roles).index(self.role_of(p)) for p in self.players]
         return view
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         standing = self.standing_offer_for(player_id)
         mine = self.game_data["standing"].get(player_id)
         round_number = max(self.current_round, 1)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
 
 from negotiation_platform.games import negotiation_tools
+from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
 from negotiation_platform.games.base_game import MAX_VALUE
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
@@ -249,10 +250,10 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         lines.append("Your utility = sum of weight x points over the four issues.")
         return lines
 
-    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+    def bargaining_terms(self, player_id: str) -> BargainingTerms:
         role = self.role_of(player_id)
         names = list(self.settings.issues)
-        menu = []
+        menu: list[MenuItem] = []
         for combo in itertools.product(*(self.settings.issues[n].options for n in names)):
             terms = dict(zip(names, combo, strict=True))
             menu.append({"payload": {"proposal": terms}, "utility": self.role_utility(role, terms, 1)})

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
+from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
 from negotiation_platform.games.base_game import MAX_VALUE, PlayerAction
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
@@ -200,9 +201,9 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             lines.append(f"The offer you can accept looks {verdict} your BATNA (estimate {utility + noise:,.1f}).")
         return lines
 
-    def bargaining_terms(self, player_id: str) -> dict[str, Any]:
+    def bargaining_terms(self, player_id: str) -> BargainingTerms:
         role = self.role_of(player_id)
-        menu = [
+        menu: list[MenuItem] = [
             {"payload": {"gpu_hours": x, "cpu_hours": y}, "utility": self.calculate_utility(role, x, y)}
             for x in range(0, int(self.settings.total_resources) + 1, MENU_STEP)
             for y in range(0, int(self.settings.total_resources) + 1, MENU_STEP)

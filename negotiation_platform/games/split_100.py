@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
     MAX_ROUNDS,
@@ -139,7 +140,7 @@ class Split100Game(BaseGame[Split100Config]):
             "standing_offer": self.game_data["standing_offer"],
         }
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         offer = self.game_data["standing_offer"]
         standing = None
         if offer is not None and offer["by"] != player_id:

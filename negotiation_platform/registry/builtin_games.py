@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from negotiation_platform.games.auction import AuctionGame
+from negotiation_platform.games.company_car import CompanyCarGame
 from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
-from negotiation_platform.games.price_bargaining import CompanyCarGame
 from negotiation_platform.games.resource_allocation import ResourceAllocationGame
 from negotiation_platform.games.split_100 import Split100Game
 from negotiation_platform.registry.hookspecs import hookimpl

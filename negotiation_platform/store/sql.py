@@ -347,7 +347,8 @@ WRITES: dict[str, sa.ClauseElement] = {
 }
 """Every statement that writes, built once and compiled once per database: an arena call's write runs
 them on the driver's connection with named parameters (JSON values passed as text), because building
-and executing statements through SQLAlchemy per call costs several times the database's own work.
+and executing statements through SQLAlchemy on every call would cost more than the database's own work
+(benchmarks/store.py measures what the store costs a move).
 In "progress", a value left None keeps what is stored; "settle" runs only when the status changes
 (writing an indexed column costs more than the rest of a move), and sets start and finish times once."""
 

@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 
 from negotiation_platform.engine import Event, Match
+from negotiation_platform.engine.contract import GameContractError
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, GameConfig
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, payload_schema
@@ -59,6 +60,9 @@ def check_game(
       "batna"}`) of every seat that may take one;
     - `private_views`: no view shows another seat's secret, and the public view shows nothing that
       some seat may not know (the rule is in `negotiation_platform.testing.privacy`);
+    - `contract`: the hooks keep the engine's contract (`phase_order` gives every player once and
+      agrees with the phase's start rule; `begin_round` and `begin_phase` set `current_round` and
+      `current_phase`, as BaseGame's do when an override calls `super()`);
     - `play`: the match ends within `max_moves` moves and the engine accepts what it offers.
     """
     spec = game_cls.spec_for(config)
@@ -156,6 +160,8 @@ def _play(
         return play_randomly(game_cls, players, config, seed, max_moves)
     except PlayFailure as exc:
         raise fail("play", str(exc)) from None
+    except GameContractError as exc:
+        raise fail("contract", str(exc)) from None
     except (TypeError, ValueError) as exc:  # a view that is not JSON, or a game that broke
         raise fail("play", f"{type(exc).__name__}: {exc}") from exc
 
@@ -203,7 +209,7 @@ def _check_replay(
 
 def _check_payoffs(match: Match, fail: Any) -> None:
     assert match.result is not None
-    scores = match.result.final_scores
+    scores = match.result.payoffs
     if set(scores) != set(match.players):
         raise fail("payoffs", f"payoffs are for {sorted(scores)}, the seats are {match.players}")
     for seat, score in scores.items():

@@ -16,6 +16,7 @@ from negotiation_platform import (
     ActionSpec,
     Agent,
     Arena,
+    BargainingPosition,
     BaseGame,
     Decision,
     ErrorCode,
@@ -103,6 +104,10 @@ class PotSplit(BaseGame[PotConfig]):
     def calculate_scores(self) -> dict[str, float]:
         deal: dict[str, int] = self.game_data["deal"] or {}
         return {p: float(deal.get(p, 0)) for p in self.players}
+
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
+        pot = float(self.settings.pot)
+        return {"action": "claim", "field": "mine", "best": pot, "reservation": 0.0, "accept_action": None}
 
     def get_game_prompt(self, player_id: str) -> str:
         return f'{self.rules_text}\nClaim part of the pot: {{"mine": 0..{self.settings.pot}}}.'

@@ -17,6 +17,7 @@ from negotiation_adasociety.legality import refusal
 from negotiation_adasociety.social import Society
 from negotiation_adasociety.views import player_view, prompt_lines, public_view, rl_observation
 from negotiation_adasociety.world import Draws, Rules, World
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BaseGame, GameResult, GameState, PlayerAction
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
@@ -187,7 +188,7 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
     def public_view(self) -> dict[str, Any]:
         return public_view(self)
 
-    def bargaining_position(self, player_id: str) -> dict[str, Any] | None:
+    def bargaining_position(self, player_id: str) -> BargainingPosition | None:
         """For scripted negotiators, while the seat bargains with a partner: a menu of the shares it may
         claim (each worth that share to it), the smallest share as its reservation (`batna`) and the
         share the partner's standing proposal would leave it. None without a partner."""

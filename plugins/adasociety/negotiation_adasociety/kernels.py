@@ -180,7 +180,7 @@ class AdaSocietyEnv:
         and checking the chosen one read: built from a few column groups, never as [N, A] booleans."""
         negotiating = state.time < self.negotiation_steps
         none = jnp.zeros((self.num_agents, bitmasks.words_for(self.num_actions)), jnp.uint32)
-        # each phase's bits only in steps of that phase (the hard preset's step ran 1.09x faster)
+        # each phase's bits only in steps of that phase: the other phase's work is skipped
         social = only_if(negotiating, lambda: self._social_bits(state), none)
         return social | only_if(~negotiating, lambda: self._physical_bits(state, params), none)
 
@@ -234,8 +234,7 @@ class AdaSocietyEnv:
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
         # bargaining happens only in the first steps
-        # only the fields bargaining changes go through the loop: carrying the whole state (the piles
-        # with it) made the hard preset's step up to 1.8x slower
+        # only the fields bargaining changes go through the loop, not the whole state (the piles with it)
         before = {name: getattr(moved, name) for name in BONDS}
         social = moved._replace(
             **only_if(state.time < self.negotiation_steps, lambda: self._social(moved, actions), before)
@@ -259,7 +258,7 @@ class AdaSocietyEnv:
         crafts = (actions == PRODUCE) & _holds(state.inventory, inputs)
         inventory = state.inventory + picked - dumped + crafts[:, None] * (outputs - inputs)
         # a player picks or dumps one unit of one resource at most: one scalar per player is scattered
-        # onto the ground, not a row of R (the hard preset's step ran 1.15x faster)
+        # onto the ground, not a row of R
         picks, dumps = picked.any(axis=1), dumped.any(axis=1)
         which = jnp.argmax(picked | dumped, axis=1)
         cells = state.piles.shape[0]
@@ -348,7 +347,7 @@ class AdaSocietyEnv:
         id's group moving into the lower id's. (A loop over the pairs' lower ids, with selects rather
         than scatters: cheap under vmap, and no pass at all on the many steps without an accepted pair.
         Unrolled over players, each pass read the others' groups of the pass before, and XLA on a CPU
-        recomputed that chain for every entry: the hard preset's step ran 1.35x slower.)"""
+        recomputed that chain for every entry.)"""
         players = jnp.arange(self.num_agents)
         pairs = accepts[:, None] & (partner[:, None] == players[None, :])  # [accepter, proposer]
         pairs = pairs | pairs.T  # symmetric: i and j were one accepted pair
@@ -415,9 +414,9 @@ class AdaSocietyEnv:
         )
         grid = jnp.where(inside[..., None], grid, 0).transpose(0, 3, 1, 2).astype(jnp.int16)
         mask = self.legal_mask(state, params)
-        negotiating = state.time < self.negotiation_steps
-        available = mask[:, self.request_at : self.accept_at] & negotiating
         same = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
+        # who is invitable, every step, as the original lists it (even while one bargains, or in the physical phase)
+        available = (state.partner < 0)[None, :] & ~jnp.eye(n, dtype=bool) & ~same
         partner = jnp.maximum(state.partner, 0)
         claim = jnp.where(state.partner >= 0, state.proposal[partner], 0.0)
         proposal = jnp.zeros((n, n), jnp.float32)

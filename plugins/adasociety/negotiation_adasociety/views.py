@@ -40,7 +40,7 @@ def rl_observation(game: AdaSocietyGame, player: int) -> dict[str, Any]:
     for r in range(resources):
         visible = world.sees_pile(player, r)
         layers.append([[world.piles[c][r] if visible else 0 for c in row] for row in cells])
-    invitable = set(society.invitable(player)) if game.negotiating and society.partner(player) is None else set()
+    invitable = set(society.invitable(player))  # every step, as the original's RL observation lists it
     proposal = [0.0] * count
     partner = society.partner(player)
     claim = None if partner is None else society.proposal(partner)

@@ -312,3 +312,29 @@ def test_a_group_touched_then_merged_away_in_one_step_is_not_normalised_twice() 
     deals(society, (0, 1, 0.5), (2, 3, 0.5))
     assert society.groups() == [("group", 1)]
     assert [society.share(p) for p in range(5)] == pytest.approx([0.4, 0.1, 0.2, 0.1, 0.2])
+
+
+def test_available_player_lists_the_invitable_players_every_step_as_the_original() -> None:
+    """The original's RL observation lists who is invitable at every step (`_find_invitable_players`),
+    also while the observer bargains and in the physical phase: anyone else, not in its group, not bargaining."""
+    match = Match(AdaSocietyGame, PLAYERS, config={"negotiation_steps": 4}, seed=1)
+    game = match.game
+    assert isinstance(game, AdaSocietyGame)
+    play_step(
+        match,
+        {
+            "c0": ("request_match", {"player": "m2"}),
+            "m2": ("request_match", {"player": "c0"}),
+            "c1": ("request_match", {"player": "c0"}),
+            "m3": ("request_match", {"player": "c0"}),
+        },
+    )
+    available = {p: game.observation(p)["available_player"] for p in PLAYERS}
+    # c0 and m2 bargain: neither is invitable, and each still sees who is (c1, m3)
+    assert available == {"c0": [0, 1, 0, 1], "c1": [0, 0, 0, 1], "m2": [0, 1, 0, 1], "m3": [0, 1, 0, 0]}
+    play_step(match, {"m2": ("propose", {"share": 0.6})})  # c1 and m3, the only ones free, must pair up
+    play_step(match, {"c0": ("accept", {}), "c1": ("propose", {"share": 0.5})})  # c0 and m2 form a group
+    play_step(match, {"m3": ("end", {})})  # the last negotiation step: c1 and m3 part
+    assert match.phase == "physical"
+    assert game.observation("c0")["available_player"] == [0, 1, 0, 1]  # not m2: its group
+    assert game.observation("c1")["available_player"] == [1, 0, 1, 1]

@@ -162,7 +162,8 @@ class CoinGame(BaseGame[CoinConfigT]):
 
     def starter(self, round_number: int) -> str:
         """The round's starting agent: drawn once, then alternating."""
-        return self.players[(self.game_data["first_starter"] + round_number - 1) % 2]
+        first: int = self.game_data["first_starter"]
+        return self.players[(first + round_number - 1) % 2]
 
     @property
     def round_data(self) -> dict[str, Any]:

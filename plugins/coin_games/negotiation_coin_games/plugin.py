@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_coin_games.base import CoinGame
 from negotiation_coin_games.variants import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit
 from negotiation_platform.registry import hookimpl
 
-GAMES = [CoinsClassic, TrustAndSplit, DealOrNoDeal, NoPress]
+GAMES: list[type[CoinGame[Any]]] = [CoinsClassic, TrustAndSplit, DealOrNoDeal, NoPress]
 GAME_IDS = frozenset(game.spec.id for game in GAMES)
 
 

@@ -139,7 +139,7 @@ class DealOrNoDeal(CoinGame[DealConfig]):
     )
 
     @classmethod
-    def item_bounds(cls, config: DealConfig) -> tuple[tuple[str, int], ...]:  # type: ignore[override]
+    def item_bounds(cls, config: DealConfig) -> tuple[tuple[str, int], ...]:
         return tuple((item, config.max_count) for item in config.items)
 
     def draw_round(self, starter: str) -> dict[str, Any]:

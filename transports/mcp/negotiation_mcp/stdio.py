@@ -40,7 +40,7 @@ class Answering:
 
     async def receive(self) -> Item:
         while True:
-            item = await self._inner.receive()
+            item: Item = await self._inner.receive()
             if not isinstance(item, Exception):
                 return item
             answer = unreadable_answer(item)
