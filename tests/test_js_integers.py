@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from negotiation_platform.agents import BatnaAwareAgent, RandomAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import MAX_SEED, ArenaPolicy
+from negotiation_platform.catalogue.requests import StartGameRequest
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import MAX_VALUE
-from negotiation_platform.catalogue.requests import StartGameRequest
 
 
 def as_javascript_reads(answer: dict[str, Any]) -> Any:

@@ -19,6 +19,7 @@ from mcp import Client
 from negotiation_mcp.client import stdio_server_parameters
 from negotiation_platform.boundary import MAX_DEPTH, MAX_REQUEST_CHARS, MAX_SAFE_INTEGER, MAX_TEXT_CHARS
 from tests.cli_servers import cli_server
+from tests.test_strict_input import nested
 
 pytestmark = pytest.mark.anyio
 
@@ -26,13 +27,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def nested(depth: int) -> Any:
-    value: Any = 1
-    for _ in range(depth):
-        value = {"x": value}
-    return value
 
 
 BEYOND_JS = ("watch", {"match_id": "m", "since": MAX_SAFE_INTEGER + 1})
