@@ -30,6 +30,7 @@ from negotiation_platform.catalogue import CATALOGUE, dispatch
 from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import run_operation
+from negotiation_platform.viewer.source import VIEWER_READS
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
@@ -247,8 +248,40 @@ async def test_an_mcp_client_reads_a_big_integer_of_an_answer_as_its_exact_strin
 
 
 @pytest.mark.anyio
-async def test_the_viewer_reads_through_the_boundary() -> None:
+async def test_the_viewer_reads_catalogue_operations_through_the_boundary() -> None:
+    assert all(name in CATALOGUE and callable(getattr(Arena, name)) for name in VIEWER_READS)
     arena = Arena()
     with pytest.raises(NegotiationError) as info:
         await dispatch(arena, "watch", {"match_id": "m", "since": MAX_SAFE_INTEGER + 1})
     assert info.value.details["limit"] == "integer_range"
+
+
+@pytest.mark.anyio
+async def test_every_answer_is_what_its_answer_model_declares() -> None:
+    """What the MCP tools' output schemas promise (the TypeScript client checks every answer against them)."""
+    house = HouseSeats(Arena())
+    answers: dict[str, dict[str, Any]] = {}
+
+    async def run(operation: str, **arguments: Any) -> dict[str, Any]:
+        answers[operation] = await run_operation(house, operation, arguments)
+        return answers[operation]
+
+    await run("list_games")
+    await run("get_game_rules", game_id="split_100")
+    me = await run("start_game", game_id="split_100", seed=4, name="me")
+    await run("join_game", match_id=me["match_id"], name="you")
+    seat = {"match_id": me["match_id"], "token": me["token"]}
+    await run("send_public_message", **seat, content="hello")
+    await run("perform_action", **seat, action_type="propose", payload={"mine": 60})
+    await run("get_turn_state", **seat, include_prompt=False)
+    await run("watch", match_id=me["match_id"], since=0)
+    await run("leave_game", **seat)
+    await run("list_matches", status="running")
+    await run("get_result", match_id=me["match_id"])
+    other = await run("start_game", game_id="auction", seed=4, name="me")
+    joined = [(await run("join_game", match_id=other["match_id"], name=n))["agent_id"] for n in ("you", "them")]
+    await run("send_private_message", match_id=other["match_id"], token=other["token"], to=joined, content="psst")
+    assert set(answers) == set(CATALOGUE)
+    for name, answer in answers.items():
+        CATALOGUE[name].answer.model_validate(answer, strict=True)
+    assert answers["list_matches"]["matches"][0]["seats"] == {"filled": 2, "total": 2}

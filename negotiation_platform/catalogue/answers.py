@@ -107,9 +107,36 @@ class Spectacle(_Open):
     )
 
 
+class SeatCount(_Open):
+    filled: int
+    total: int
+
+
+class MatchSummary(_Open):
+    match_id: str
+    game_id: str
+    status: str = Field(description="waiting_for_players, running, finished or abandoned.")
+    seats: SeatCount
+    players: list[str] = Field(description="Agent ids of the seats taken.")
+    round: int
+    created_at: str = Field(description="When the match was created (ISO 8601, UTC).")
+    payoffs: dict[str, float] | None = Field(description="Each player's payoff, once finished.")
+
+
+class ServerLimits(_Open):
+    max_live_matches: int | None = None
+    max_live_per_caller: int | None = None
+    max_live_per_address: int | None = None
+    max_waiting_per_caller: int | None = None
+    finished_ttl_seconds: float | None = None
+    turn_timeout_seconds: float | None = None
+    reproducible_seeds: bool = False
+    reveals_finished_matches: bool = False
+
+
 class MatchList(_Open):
-    matches: list[dict[str, Any]]
-    limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
+    matches: list[MatchSummary]
+    limits: ServerLimits = Field(default_factory=ServerLimits, description="This server's limits and clocks.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
 
 

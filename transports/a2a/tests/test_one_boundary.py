@@ -18,6 +18,7 @@ from mcp import Client
 
 from negotiation_mcp.client import stdio_server_parameters
 from negotiation_platform.boundary import MAX_DEPTH, MAX_REQUEST_CHARS, MAX_SAFE_INTEGER, MAX_TEXT_CHARS
+from negotiation_platform.catalogue import Refusal
 from tests.cli_servers import cli_server
 from tests.test_strict_input import nested
 
@@ -76,6 +77,7 @@ async def test_every_transport_answers_a_bad_request_with_the_same_refusal() -> 
     for transport, refusals in seen.items():
         for case, refusal in refusals.items():
             assert refusal == reference[case], (transport, case)
+            Refusal.model_validate(refusal)  # the catalogue's error model
     for case, (field, limit) in EXPECTED.items():
         error = reference[case]["error"]
         assert error["code"] == "invalid_argument" and error["details"]["limit"] == limit, case
