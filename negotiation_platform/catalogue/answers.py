@@ -123,20 +123,9 @@ class MatchSummary(_Open):
     payoffs: dict[str, float] | None = Field(description="Each player's payoff, once finished.")
 
 
-class ServerLimits(_Open):
-    max_live_matches: int | None = None
-    max_live_per_caller: int | None = None
-    max_live_per_address: int | None = None
-    max_waiting_per_caller: int | None = None
-    finished_ttl_seconds: float | None = None
-    turn_timeout_seconds: float | None = None
-    reproducible_seeds: bool = False
-    reveals_finished_matches: bool = False
-
-
 class MatchList(_Open):
     matches: list[MatchSummary]
-    limits: ServerLimits = Field(default_factory=ServerLimits, description="This server's limits and clocks.")
+    limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
 
 
