@@ -15,10 +15,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSerializationError, to_json
 
+from negotiation_platform.boundary import MAX_DEPTH
 from negotiation_platform.unicode_text import text_problem
 
-MAX_DEPTH = 32
-"""Deepest nesting of objects and arrays accepted; no payload or config needs more."""
 MAX_INT_BITS = 1024
 """The largest integer accepted anywhere in JSON input, in bits: no game needs more than 64, and Python
 refuses to write an integer of over 4,300 digits as text (a ValueError, not a refusal)."""

@@ -6,12 +6,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from negotiation_platform.arena.live import Seat
+from negotiation_platform.boundary import MAX_TEXT_CHARS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store.records import STATUSES, MatchQuery, SeatRecord
 from negotiation_platform.unicode_text import unicode_text
 
-MAX_ARGUMENT_CHARS = 65_536
-"""Any single text or JSON argument beyond this is refused before it reaches a match."""
+MAX_ARGUMENT_CHARS = MAX_TEXT_CHARS
+"""Any single text or JSON argument beyond this is refused before it reaches a match (also in process)."""
 MAX_PAGE = 500
 """Most matches one list_matches call returns; `next_cursor` fetches the next page."""
 

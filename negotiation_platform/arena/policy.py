@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from negotiation_platform.arena.allowlist import AllowList
+from negotiation_platform.boundary import MAX_SAFE_INTEGER
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 DEFAULT_TURN_TIMEOUT = 120.0
@@ -49,7 +50,7 @@ CALLER_SHARE = 10
 ADDRESS_SHARE = 4
 """...and the callers of one address in a quarter (250 of 1000): no one can lock the others out."""
 DEFAULT_FINISHED_TTL = 3600.0
-MAX_SEED = 2**53 - 1
+MAX_SEED = MAX_SAFE_INTEGER
 """Largest seed magnitude: every integer a JavaScript client reads (a float64) must come back exact."""
 
 

@@ -1,7 +1,9 @@
 """`ArenaApi`: the operations a seat needs, whether the arena is in-process or behind a transport.
 
-`Arena` satisfies it directly; the MCP and A2A clients satisfy it over their protocols, so the
-same drivers and agents play through any of them.
+`Arena` satisfies it directly; the MCP and A2A clients satisfy it over their protocols (their
+`RemoteArena` methods are made from the operation catalogue), so the same drivers and agents play
+through any of them. It is the catalogue's typed face for type checkers: a test checks each method
+against its catalogue entry's request model (same arguments, order and defaults).
 """
 
 from __future__ import annotations

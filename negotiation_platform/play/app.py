@@ -24,8 +24,8 @@ from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
+from negotiation_platform.boundary import check_request
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import check_json
 from negotiation_platform.play.pages import PREFIX, play_page
 from negotiation_platform.viewer.app import SECURITY_HEADERS, query_number
 
@@ -172,7 +172,7 @@ async def _body(request: Request, required: set[str], optional: set[str]) -> dic
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "The body must be a JSON object.") from None
     if not isinstance(body, dict):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "The body must be a JSON object.")
-    check_json(body)
+    check_request(body)
     missing, unknown = sorted(required - set(body)), sorted(set(body) - required - optional)
     if missing or unknown:
         raise NegotiationError(

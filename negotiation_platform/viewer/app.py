@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send
+from negotiation_platform.catalogue import dispatch
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.viewer.charts import offers_chart, outcome_chart
 from negotiation_platform.viewer.pages import PREFIX, list_page, match_page
@@ -60,24 +61,30 @@ class Viewer:
 
     async def list_page(self, request: Request) -> Response:
         game = request.query_params.get("game") or None
-        listed = await self.source.list_matches(game_id=game, limit=MAX_LISTED)
+        listed = await self._read("list_matches", game_id=game, limit=MAX_LISTED)
         games = sorted(self.source.registry.games())
         return _html(list_page(listed["matches"], games, game))
 
     async def match_page(self, request: Request) -> Response:
         match_id = request.path_params["match_id"]
-        state = await self.source.watch(match_id)
+        state = await self._read("watch", match_id=match_id)
         return _html(match_page(state))
 
     # --- API ------------------------------------------------------------------------------
 
     async def matches(self, request: Request) -> Response:
-        listed = await self.source.list_matches(game_id=request.query_params.get("game") or None, limit=MAX_LISTED)
+        listed = await self._read("list_matches", game_id=request.query_params.get("game") or None, limit=MAX_LISTED)
         return _json({"matches": listed["matches"]})
 
     async def match(self, request: Request) -> Response:
-        state = await self.source.watch(request.path_params["match_id"], query_number(request, "since"))
+        state = await self._read(
+            "watch", match_id=request.path_params["match_id"], since=query_number(request, "since")
+        )
         return _json(state)
+
+    async def _read(self, operation: str, **arguments: Any) -> dict[str, Any]:
+        """A catalogue operation the source implements (`VIEWER_READS`), through the one boundary."""
+        return await dispatch(self.source, operation, arguments)
 
     async def panels(self, request: Request) -> Response:
         """The board and charts once event `at` was logged (default: now). An earlier state is a replay:
@@ -120,7 +127,7 @@ class Viewer:
         cursor `since`; the stream ends once the match is over or the client goes."""
         match_id = request.path_params["match_id"]
         since = query_number(request, "since")
-        first = await self.source.watch(match_id, since)  # an unknown match is refused before streaming
+        first = await self._read("watch", match_id=match_id, since=since)  # an unknown match is refused first
         client = _client(request)
         if self._streams[client] >= self.max_streams:
             raise NegotiationError(
@@ -145,7 +152,7 @@ class Viewer:
                 if (state["status"] == "finished" and not state["more"]) or await request.is_disconnected():
                     return
                 wait = 0 if state["more"] else STREAM_POLL_SECONDS  # a page of a longer log: read on at once
-                state = await self.source.watch(state["match_id"], state["cursor"], wait)
+                state = await self._read("watch", match_id=state["match_id"], since=state["cursor"], wait_seconds=wait)
         except NegotiationError as refusal:  # the match left memory while we watched
             yield f"event: failure\ndata: {json.dumps(refusal.to_dict())}\n\n"
         finally:
@@ -199,11 +206,11 @@ async def _refused(request: Request, refusal: Exception) -> Response:
 
 
 def query_number(request: Request, name: str) -> int | None:
-    """A non-negative integer query parameter, or None when absent."""
+    """A non-negative integer query parameter, or None when absent (the boundary bounds it)."""
     raw = request.query_params.get(name)
     if raw is None:
         return None
-    if not raw.isdigit() or len(raw) > 12:
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 20:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{name}` must be a non-negative integer.")
     return int(raw)
 

@@ -16,9 +16,10 @@ explicit token always works.
 The caller of a message, for the arena's per-caller limits, is its address and its context id
 (`wire.caller_of`); a client can open contexts at will, so the per-address limit is what bounds it.
 
-The agent card has one skill per operation; each skill's description ends with a line
-`Arguments (JSON Schema): {...}` giving the schema of its `arguments`, and its example is a whole
-request. Every answer carries its value as a data part and as exact JSON (see `wire`).
+The agent card has one skill per catalogue operation; each skill's description ends with a line
+`Arguments (JSON Schema): {...}` giving the schema of its `arguments` (its request model's), and
+its example is a whole request (the catalogue's). Every answer carries its value as a data part
+and as exact JSON (see `wire`); the boundary in `run_operation` checks requests and answers.
 """
 
 from __future__ import annotations
@@ -37,12 +38,13 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.forwarding import bind_context
 from negotiation_platform.arena.limits import Caller
+from negotiation_platform.catalogue import CATALOGUE, Operation
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS, Operation, run_operation
+from negotiation_platform.operations import run_operation
 
 HELP = (
     "This agent is a negotiation arena. Send a message with a data part (or an application/json text part) "
-    '{"operation": NAME, "arguments": {...}}; operations: ' + ", ".join(OPERATIONS) + ". "
+    '{"operation": NAME, "arguments": {...}}; operations: ' + ", ".join(CATALOGUE) + ". "
     'Start with {"operation": "list_games", "arguments": {}}, then start_game or join_game (the seat is '
     "remembered in the context_id it answers with), then get_turn_state with wait_seconds, perform_action, "
     "get_result. Answers hold the result twice: a data part (numbers as doubles) and an application/json "
@@ -50,25 +52,9 @@ HELP = (
 )
 log = logging.getLogger(__name__)
 
-EXAMPLES: dict[str, dict[str, Any]] = {
-    "list_games": {},
-    "get_game_rules": {"game_id": "split_100"},
-    "start_game": {"game_id": "split_100", "opponents": ["concession"]},
-    "join_game": {"match_id": "MATCH_ID", "name": "me"},
-    "get_turn_state": {"match_id": "MATCH_ID", "token": "TOKEN", "wait_seconds": 30},
-    "send_public_message": {"match_id": "MATCH_ID", "token": "TOKEN", "content": "Shall we split evenly?"},
-    "send_private_message": {"match_id": "MATCH_ID", "token": "TOKEN", "to": ["player_2"], "content": "psst"},
-    "perform_action": {"match_id": "MATCH_ID", "token": "TOKEN", "action_type": "propose", "payload": {"mine": 60}},
-    "leave_game": {"match_id": "MATCH_ID", "token": "TOKEN"},
-    "get_result": {"match_id": "MATCH_ID"},
-    "list_matches": {"status": "finished", "limit": 20},
-    "watch": {"match_id": "MATCH_ID", "since": 0, "wait_seconds": 30},
-}
-
-
 CONTEXT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     name: tuple(a for a in ("match_id", "token") if a in operation.required)
-    for name, operation in OPERATIONS.items()
+    for name, operation in CATALOGUE.items()
     if operation.seat or name == "get_result"
 }
 """What a seat's context supplies when left out, per operation (never for join_game: that would take a second seat)."""
@@ -83,7 +69,7 @@ def skill_description(name: str, operation: Operation) -> str:
     remembered = CONTEXT_ARGUMENTS.get(name, ())
     lines = [operation.description]
     if remembered:
-        schema = {**schema, "required": [a for a in schema["required"] if a not in remembered]}
+        schema = {**schema, "required": [a for a in schema.get("required", []) if a not in remembered]}
         lines.append(
             f"In the context that start_game or join_game answered with, {' and '.join(remembered)} may be left out."
         )
@@ -98,11 +84,11 @@ def arena_card(base_url: str) -> AgentCard:
             name=name,
             description=skill_description(name, operation),
             tags=["negotiation", "arena"],
-            examples=[json.dumps({"operation": name, "arguments": EXAMPLES[name]})],
+            examples=[json.dumps({"operation": name, "arguments": operation.example})],
             input_modes=["application/json"],
             output_modes=["application/json"],
         )
-        for name, operation in OPERATIONS.items()
+        for name, operation in CATALOGUE.items()
     ]
     return wire.agent_card(
         "negotiation-platform arena",
@@ -133,7 +119,7 @@ class ArenaExecutor(AgentExecutor):
             await event_queue.enqueue_event(wire.reply([wire.text(HELP)], context.context_id))
             return
         caller = wire.caller_of(context.call_context, context.context_id)
-        result = _finite(await self._run(context.context_id or "", requests[0], caller))
+        result = await self._run(context.context_id or "", requests[0], caller)
         seat_context = result.get("context_id") if requests[0]["operation"] in SEAT_OPERATIONS else None
         # a new seat's answer is sent in the seat's own context, so a client that simply continues
         # in the reply's context (any A2A client does) plays that seat
@@ -163,16 +149,6 @@ class ArenaExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Operations finish quickly (or wait at most MAX_WAIT_SECONDS): nothing to cancel."""
-
-
-def _finite(result: dict[str, Any]) -> dict[str, Any]:
-    """A result JSON can carry: a non-finite number (it cannot) becomes a refusal instead."""
-    try:
-        json.dumps(result, allow_nan=False)
-    except ValueError:
-        log.warning("refused to send a result holding a non-finite number")
-        return NegotiationError(ErrorCode.INVALID_ARGUMENT, "The answer holds a non-finite number.").to_dict()
-    return result
 
 
 def build_arena_app(arena: Arena, base_url: str) -> Starlette:

@@ -30,7 +30,7 @@ from negotiation_a2a import wire
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused
-from negotiation_platform.arena.remote import RemoteArena
+from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.json_response import extract_action
 

@@ -1,6 +1,7 @@
 """Real servers on free 127.0.0.1 ports for the A2A tests: an app served by uvicorn in this process
 (`served`), `serve a2a` as a subprocess (`a2a_server`), a client in a chosen context (`in_context`),
-and a message sent by hand as a third-party client would (`json_rpc`, `exact`)."""
+and a message sent by hand as a third-party client would (`json_rpc`, `exact`; `send`, `answer` with
+parts written as JSON text, on either binding)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from negotiation_a2a import wire
 from negotiation_a2a.client import A2aArena
 from tests.cli_servers import cli_server, free_port
 
-__all__ = ["a2a_server", "exact", "free_port", "in_context", "json_rpc", "served"]
+__all__ = ["a2a_server", "answer", "exact", "free_port", "in_context", "json_part", "json_rpc", "send", "served"]
 
 
 @asynccontextmanager
@@ -72,3 +73,29 @@ def exact(reply: dict[str, Any]) -> Any:
     """The value of the reply's application/json text part: what a third-party client can rely on."""
     [text] = [p["text"] for p in reply["parts"] if p.get("mediaType") == "application/json"]
     return json.loads(text)
+
+
+def json_part(text: str) -> str:
+    """A message's parts, as JSON text: one application/json part holding `text` as it is."""
+    return json.dumps([{"mediaType": "application/json", "text": text}])
+
+
+async def send(http: httpx.AsyncClient, base: str, parts: str, binding: str) -> httpx.Response:
+    """POST one message whose parts are JSON text (so they may hold what no client library writes)."""
+    message = f'{{"role": "ROLE_USER", "messageId": "{uuid.uuid4().hex}", "parts": {parts}}}'
+    if binding == "jsonrpc":
+        url, body = (
+            f"{base}/a2a/jsonrpc",
+            f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}',
+        )
+    else:
+        url, body = f"{base}/a2a/rest/message:send", f'{{"message": {message}}}'
+    return await http.post(url, content=body, headers={"content-type": "application/json", "A2A-Version": "1.0"})
+
+
+async def answer(http: httpx.AsyncClient, base: str, parts: str, binding: str) -> dict[str, Any]:
+    """The arena's answer to one message: the exact JSON of its reply."""
+    reply = (await send(http, base, parts, binding)).json()
+    message = reply["result"]["message"] if binding == "jsonrpc" else reply["message"]
+    value: dict[str, Any] = json.loads(message["parts"][1]["text"])
+    return value

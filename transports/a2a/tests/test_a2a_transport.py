@@ -292,6 +292,7 @@ class TestThirdPartyClients:
             example = json.loads(skills[name]["examples"][0])
             assert example["operation"] == name
             jsonschema.validate(example["arguments"], schema)
+            operation.request.model_validate(example["arguments"])  # and the catalogue's request model
             with pytest.raises(jsonschema.ValidationError):
                 jsonschema.validate({**example["arguments"], "surprise": 1}, schema)
         get_result = json.loads(skills["get_result"]["description"].splitlines()[-1].removeprefix(SCHEMA_LABEL))

@@ -5,14 +5,11 @@ before, a lone surrogate was logged into the match and every later read of it fa
 
 from __future__ import annotations
 
-import json
-import uuid
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from a2a_servers import a2a_server
+from a2a_servers import a2a_server, answer, json_part, send
 from mcp import Client
 
 from negotiation_a2a.client import connect
@@ -30,32 +27,6 @@ DEEP = "[" * 5000 + "]" * 5000
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def json_part(text: str) -> str:
-    """A message's parts, as JSON text: one application/json part holding `text` as it is."""
-    return json.dumps([{"mediaType": "application/json", "text": text}])
-
-
-async def send(http: httpx.AsyncClient, base: str, parts: str, binding: str) -> httpx.Response:
-    """POST one message whose parts are JSON text (so they may hold what no client library writes)."""
-    message = f'{{"role": "ROLE_USER", "messageId": "{uuid.uuid4().hex}", "parts": {parts}}}'
-    if binding == "jsonrpc":
-        url, body = (
-            f"{base}/a2a/jsonrpc",
-            f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}',
-        )
-    else:
-        url, body = f"{base}/a2a/rest/message:send", f'{{"message": {message}}}'
-    return await http.post(url, content=body, headers={"content-type": "application/json", "A2A-Version": "1.0"})
-
-
-async def answer(http: httpx.AsyncClient, base: str, parts: str, binding: str) -> dict[str, Any]:
-    """The arena's answer to one message: the exact JSON of its reply."""
-    reply = (await send(http, base, parts, binding)).json()
-    message = reply["result"]["message"] if binding == "jsonrpc" else reply["message"]
-    value: dict[str, Any] = json.loads(message["parts"][1]["text"])
-    return value
 
 
 async def test_a_lone_surrogate_is_refused_stored_nowhere_and_the_match_reads_on_every_surface(

@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
 from negotiation_platform.arena import MAX_WAIT_SECONDS
-from negotiation_platform.arena.remote import RemoteArena
+from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 READ_TIMEOUT_SECONDS = MAX_WAIT_SECONDS + 30.0

@@ -170,9 +170,14 @@ class TestHugeNumbers:
                 seats += [await api.join_game(mid, name=name) for name in ("bob", "cy")]
                 for seat in seats:
                     await api.perform_action(mid, seat["token"], "done", {})
+                # beyond what a JavaScript client holds: the boundary refuses it before the game sees it
                 err = await refused(
-                    ErrorCode.INVALID_PAYLOAD,
+                    ErrorCode.INVALID_ARGUMENT,
                     api.perform_action(mid, seats[0]["token"], "bid", {"amount": 2**1024 - 1}),
+                )
+                assert err.details["field"] == "payload.amount" and "2^53" in err.message
+                err = await refused(
+                    ErrorCode.INVALID_PAYLOAD, api.perform_action(mid, seats[0]["token"], "bid", {"amount": 2**40})
                 )
                 assert "amount" in err.message and "100" in err.message  # the bound: the largest value
                 state = await api.get_turn_state(mid, seats[0]["token"])

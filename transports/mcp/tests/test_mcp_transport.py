@@ -96,15 +96,16 @@ class TestInMemory:
             text = prompt.messages[0].content.text
             assert "get_turn_state" in text and "sealed" in text and "concession" in text
 
-    async def test_tool_arguments_are_the_operations_arguments(self) -> None:
+    async def test_every_tool_is_its_catalogue_entry(self) -> None:
+        """tools/list is made from the catalogue: input schema = request model, output = answer model."""
         async with in_memory() as (_, api):
-            tools = {t.name: t.input_schema for t in (await api.client.list_tools()).tools}
+            tools = {t.name: t for t in (await api.client.list_tools()).tools}
+        assert set(tools) == {*OPERATIONS, "ping"}
         for name, operation in OPERATIONS.items():
-            shared = operation.arguments_schema
-            assert set(tools[name]["properties"]) == set(shared["properties"]), name
-            assert sorted(tools[name].get("required", [])) == sorted(shared["required"]), name
-            for argument, schema in tools[name]["properties"].items():
-                assert schema["description"] == shared["properties"][argument]["description"]
+            assert tools[name].description == operation.description
+            assert tools[name].input_schema == operation.request.model_json_schema(), name
+            assert tools[name].output_schema == operation.answer.model_json_schema(mode="serialization"), name
+            assert tools[name].input_schema["additionalProperties"] is False
 
     async def test_results_are_structured_and_readable_as_text(self) -> None:
         async with in_memory() as (_, api):

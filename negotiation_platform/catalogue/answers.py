@@ -1,7 +1,8 @@
-"""Output schemas of the MCP tools: what an MCP client can rely on in `structured_content`.
+"""The answer of every operation, typed: what a client can rely on (MCP `structured_content`, A2A data).
 
-The arena returns plain dicts; these models describe their stable fields for clients and LLMs,
-and allow the extra fields a game adds (its view, its bargaining position).
+The arena returns plain dicts; these models describe their stable fields for clients and LLMs
+(the MCP tools' output schemas are theirs), and allow the extra fields a game adds (its view, its
+bargaining position). A refusal is `Refusal`, on every transport.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+from negotiation_platform.errors import ErrorCode
 
 MORE = f"Whether more events follow `cursor` (a page holds at most {MAX_PAGE_EVENTS}): call again from there."
 
@@ -105,11 +107,35 @@ class Spectacle(_Open):
     )
 
 
+class SeatCount(_Open):
+    filled: int
+    total: int
+
+
+class MatchSummary(_Open):
+    match_id: str
+    game_id: str
+    status: str = Field(description="waiting_for_players, running, finished or abandoned.")
+    seats: SeatCount
+    players: list[str] = Field(description="Agent ids of the seats taken.")
+    round: int
+    created_at: str = Field(description="When the match was created (ISO 8601, UTC).")
+    payoffs: dict[str, float] | None = Field(description="Each player's payoff, once finished.")
+
+
 class MatchList(_Open):
-    matches: list[dict[str, Any]]
+    matches: list[MatchSummary]
     limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
 
 
-class Pong(_Open):
-    ok: bool = True
+class ErrorBody(BaseModel):
+    code: ErrorCode = Field(description="A stable code to branch on, e.g. not_your_turn or invalid_payload.")
+    message: str = Field(description="What was wrong and what is allowed.")
+    details: dict[str, Any] = Field(default_factory=dict, description="More about it, e.g. the field refused.")
+
+
+class Refusal(BaseModel):
+    """The answer to a refused call, on every transport: the call changed nothing."""
+
+    error: ErrorBody

@@ -1,0 +1,168 @@
+"""The catalogue: every arena operation, declared once.
+
+An entry names the operation and says what it does, its request and answer models and an example
+request. MCP tools, A2A skills, the remote client (`RemoteArena`) and the viewer's reads are made
+from these entries, and every transport runs them through `dispatch`: adding an operation is one
+entry here plus its implementation (a method of `Arena`, or of `HouseSeats` for a `house` entry).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+from negotiation_platform.catalogue import answers
+from negotiation_platform.catalogue import requests as rq
+
+PAGED = (
+    f"Events come a page at a time (at most {MAX_PAGE_EVENTS}): while `more` is true, call again with "
+    "`since` set to the answer's `cursor`."
+)
+WAITS = f"With wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until"
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    description: str
+    request: type[rq.Request]
+    answer: type[BaseModel]
+    example: dict[str, Any]
+    """A whole request's `arguments`, shown to clients (A2A skills); it validates against `request`."""
+    host: Literal["arena", "house"] = "arena"
+    """What implements it: the `Arena`, or `HouseSeats` (which seats built-in opponents around it)."""
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(n for n, f in self.request.model_fields.items() if f.is_required())
+
+    @property
+    def optional(self) -> tuple[str, ...]:
+        return tuple(n for n, f in self.request.model_fields.items() if not f.is_required())
+
+    @property
+    def seat(self) -> bool:
+        """Whether it acts for a seat (and so needs `match_id` and `token`)."""
+        return "token" in self.required
+
+    @property
+    def arguments_schema(self) -> dict[str, Any]:
+        """The JSON Schema of its arguments (no others allowed): an MCP tool's input schema."""
+        return self.request.model_json_schema()
+
+    @property
+    def answer_schema(self) -> dict[str, Any]:
+        """The JSON Schema of its answer: an MCP tool's output schema."""
+        return self.answer.model_json_schema(mode="serialization")
+
+
+_SEAT = {"match_id": "MATCH_ID", "token": "TOKEN"}
+
+CATALOGUE: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation(
+            "list_games",
+            "List the installed games with their roles and source package.",
+            rq.NoArguments,
+            answers.GameList,
+            {},
+        ),
+        Operation(
+            "get_game_rules",
+            "The rules of a game in plain language, and its spec with every payload's JSON Schema.",
+            rq.GameRulesRequest,
+            answers.GameRules,
+            {"game_id": "split_100"},
+        ),
+        Operation(
+            "start_game",
+            "Create a match and take its first seat; returns your agent_id and secret token. `opponents` fills "
+            "other seats with built-in agents (or 'a2a:URL' remote agents, where the server allows that URL) "
+            "that play server-side. On a shared server `seed` does not determine the draws unless it runs "
+            "in reproducible mode; the seed used is in get_result once the match is over. `human_seats` keeps "
+            "seats for people, who play in the browser from the answer's links (`play_url`, on servers that "
+            "serve the play page).",
+            rq.StartGameRequest,
+            answers.StartedMatch,
+            {"game_id": "split_100", "opponents": ["concession"]},
+            host="house",
+        ),
+        Operation(
+            "join_game",
+            "Take the next free seat of a match; the match starts when every seat is taken.",
+            rq.JoinGameRequest,
+            answers.JoinedMatch,
+            {"match_id": "MATCH_ID", "name": "me"},
+        ),
+        Operation(
+            "get_turn_state",
+            "Everything you need now: status, phase, round, whose turn, deadline, allowed actions with payload "
+            "schemas, your view, the events since `since`, and the prompt text (unless include_prompt is false). "
+            f"{WAITS} it is your turn or something new happened. {PAGED}",
+            rq.TurnStateRequest,
+            answers.TurnState,
+            {**_SEAT, "wait_seconds": 30},
+        ),
+        Operation(
+            "send_public_message",
+            "Post a message every player sees, if this phase allows public messages.",
+            rq.PublicMessageRequest,
+            answers.ActionOutcome,
+            {**_SEAT, "content": "Shall we split evenly?"},
+        ),
+        Operation(
+            "send_private_message",
+            "Send a message only the listed players (and you) see, if this phase allows private messages.",
+            rq.PrivateMessageRequest,
+            answers.ActionOutcome,
+            {**_SEAT, "to": ["player_2"], "content": "psst"},
+        ),
+        Operation(
+            "perform_action",
+            "Take a game action: `action_type` is one of the turn state's allowed_actions, `payload` matches that "
+            "action's payload_schema (use {} for actions without payload).",
+            rq.ActionRequest,
+            answers.ActionOutcome,
+            {**_SEAT, "action_type": "propose", "payload": {"mine": 60}},
+        ),
+        Operation(
+            "leave_game",
+            "Resign your seat. Before the match starts the seat is freed; once it runs, your remaining turns "
+            "are played as the phase's default move (logged as a timeout, reason 'left the match').",
+            rq.SeatRequest,
+            answers.LeftMatch,
+            dict(_SEAT),
+        ),
+        Operation(
+            "get_result",
+            "The result of a match: agreement, terms and payoffs once finished, otherwise its status.",
+            rq.MatchRequest,
+            answers.MatchResult,
+            {"match_id": "MATCH_ID"},
+        ),
+        Operation(
+            "list_matches",
+            "The matches on this server, newest first, with their status, free seats and, once finished, payoffs; "
+            "filter by `status` (waiting_for_players, running, finished, abandoned), `game_id` and `created_after` "
+            "(created at or after this ISO 8601 time; `since` is its deprecated alias); `limit` (1..500, default "
+            "100) per page, and pass `next_cursor` as `cursor` for the next.",
+            rq.MatchListRequest,
+            answers.MatchList,
+            {"status": "finished", "limit": 20},
+        ),
+        Operation(
+            "watch",
+            "Spectate a match without a seat: its status, round, phase, who must act, and the public events after "
+            "cursor `since` (a seat's private messages and sealed moves are never shown while it runs). "
+            f"{WAITS} something new happened. {PAGED}",
+            rq.WatchRequest,
+            answers.Spectacle,
+            {"match_id": "MATCH_ID", "since": 0, "wait_seconds": 30},
+        ),
+    )
+}
