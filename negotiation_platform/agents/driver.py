@@ -23,7 +23,6 @@ from typing import Any, Protocol, TypeVar, cast
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
 from negotiation_platform.arena.turn_state import TurnState
-from negotiation_platform.engine.events import Event
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_ATTEMPTS = 25
@@ -245,29 +244,27 @@ async def play_match(
     """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
     links = [await link(arena, match_id, seat) for seat in seats]
-    seen: dict[int, Event | dict[str, Any]] = {}
+    seen: dict[int, dict[str, Any]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
-    every seat ours, that is the whole log."""
+    every seat ours, that is the whole log. An in-process arena's host reads it from the log at the end."""
+    host = arena if isinstance(arena, Arena) else None
     while True:
         moved = False
         for seat, reached in zip(seats, links, strict=True):
             turn = await reached.turn(seat.cursor, include_prompt=reads_prompt(seat.agent))
             seat.cursor = turn["cursor"]
-            _see(seen, turn)
+            if host is None:
+                seen.update((event["seq"], event) for event in turn["events"])
             if turn["status"] == "finished":
-                for other, its in zip(
-                    seats, links, strict=True
-                ):  # what the match's end showed every seat, page by page
+                if host is not None:
+                    return {**await host.get_result(match_id), "events": _shown_to(host, match_id, seats)}
+                for other, its in zip(seats, links, strict=True):  # what the end showed every seat, page by page
                     more = other is not seat or turn["more"]
                     while more:
                         final = await its.turn(other.cursor, include_prompt=False)
                         other.cursor, more = final["cursor"], final["more"]
-                        _see(seen, final)
-                events = [seen[seq] for seq in sorted(seen)]
-                return {
-                    **await arena.get_result(match_id),
-                    "events": [e.to_dict() if isinstance(e, Event) else e for e in events],
-                }
+                        seen.update((event["seq"], event) for event in final["events"])
+                return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:
                 moved = await take_turn(arena, match_id, seat, turn) or moved
             else:
@@ -276,12 +273,10 @@ async def play_match(
             await _wait_for_clock(links[0])
 
 
-def _see(seen: dict[int, Event | dict[str, Any]], turn: Mapping[str, Any]) -> None:
-    """Note the events a turn state brought (as logged, from an in-process seat)."""
-    if isinstance(turn, TurnState):
-        seen.update((event.seq, event) for event in turn.events)
-    else:
-        seen.update((event["seq"], event) for event in turn["events"])
+def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, Any]]:
+    """The events of the match's log that some of `seats` may see: all they were shown, or will be."""
+    ours = {seat.agent_id for seat in seats}
+    return [e for e in arena.events(match_id) if e["visible_to"] is None or not ours.isdisjoint(e["visible_to"])]
 
 
 async def _wait_for_clock(reached: SeatLink) -> None:

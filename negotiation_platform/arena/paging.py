@@ -47,9 +47,9 @@ class EventPage:
         return events, self.cursor, self.more
 
 
-def seat_page(match: Match, agent_id: str, since: int) -> EventPage:
-    """The events after `since` that seat `agent_id` may see, a page of them."""
-    return _page(match, since, lambda window: [e for e in window if e.visible_for(agent_id)], agent_id)
+def seat_page(match: Match, agent_id: str, since: int, until: int | None = None) -> EventPage:
+    """The events after `since` (up to event `until`, default: the end) that seat `agent_id` may see, a page of them."""
+    return _page(match, since, lambda window: [e for e in window if e.visible_for(agent_id)], agent_id, until)
 
 
 def spectator_page(match: Match, since: int, revealed: bool) -> EventPage:
@@ -57,10 +57,16 @@ def spectator_page(match: Match, since: int, revealed: bool) -> EventPage:
     return _page(match, since, lambda window: [e for e in window if revealed or e.visible_to is None], None)
 
 
-def _page(match: Match, since: int, visible: Callable[[list[Event]], list[Event]], agent_id: str | None) -> EventPage:
-    total = len(match.events)
+def _page(
+    match: Match,
+    since: int,
+    visible: Callable[[list[Event]], list[Event]],
+    agent_id: str | None,
+    until: int | None = None,
+) -> EventPage:
+    total = len(match.events) if until is None else until
     stop = min(total, since + MAX_PAGE_EVENTS)
-    if stop == total and agent_id is not None:
+    if stop == len(match.events) and agent_id is not None:
         shown = match.events_for(agent_id, since)  # the usual read: the few events since the last look
     else:
         shown = visible(match.events[since:stop]) if since < stop else []

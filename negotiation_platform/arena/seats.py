@@ -154,6 +154,9 @@ class LocalSeat:
         turn or something new (see `Arena.get_turn_state`)."""
         cursor, arena = _cursor(since), self._arena
         if not wait_seconds:
+            found = self._current()
+            if found is not None and not found[0].lock.locked():  # as `_read_turn` reads a match nobody changes
+                return TurnState(found[0], found[1], cursor, include_prompt, arena.policy, arena._clock)
             return await arena._read_turn(self._located, cursor, include_prompt)
 
         async def locate() -> tuple[LiveMatch, Callable[[], TurnState]]:
@@ -164,21 +167,30 @@ class LocalSeat:
 
     async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> Acted:
         """Take an action (see `Arena.perform_action`)."""
-        live, seat = _playing(*await self._located(write=True))
+        live, seat = _playing(*(self._current() or await self._located(write=True)))
         return await self._arena._act(live, seat, action_type, payload)
 
     async def say(self, content: str, to: list[str] | None = None) -> Acted:
         """A public message, or (`to`) a private one to those players."""
-        live, seat = _playing(*await self._located(write=True))
+        live, seat = _playing(*(self._current() or await self._located(write=True)))
         return await self._arena._say(live, seat, content, to)
 
     async def forfeit(self, reason: str) -> Acted:
         """Give up the move: the phase's default action is played and `reason` logged (see `Arena.play_default`)."""
-        live, seat = _playing(*await self._located(write=True))
+        live, seat = _playing(*(self._current() or await self._located(write=True)))
         return await self._arena._forfeit(live, seat, reason)
 
-    async def _located(self, *, write: bool = False) -> tuple[LiveMatch, Seat]:
+    def _current(self) -> tuple[LiveMatch, Seat] | None:
+        """The seat as held, while its match's copy is this process's own and the seat still in it."""
         live, seat = self._live, self._seat
-        if self._arena._matches.get(live.match_id) is not live or not any(s is seat for s in live.seats):
-            live, seat = self._live, self._seat = await self._arena._seat(self.match_id, self._token, write=write)
-        return live, seat
+        if self._arena._matches.get(live.match_id) is live and seat in live.seats:
+            return live, seat
+        return None
+
+    async def _located(self, *, write: bool = False) -> tuple[LiveMatch, Seat]:
+        """The seat as held, or found again by its token (a fresh copy of its match, read-only for readers
+        when another process plays it)."""
+        found = self._current()
+        if found is None:
+            found = self._live, self._seat = await self._arena._seat(self.match_id, self._token, write=write)
+        return found

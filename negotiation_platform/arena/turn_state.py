@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from negotiation_platform.arena.live import LiveMatch, Seat
-from negotiation_platform.arena.paging import EventPage, seat_page
+from negotiation_platform.arena.paging import MAX_PAGE_EVENTS, EventPage, seat_page
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine.events import Event
 from negotiation_platform.engine.match import Match
@@ -49,25 +49,25 @@ class TurnState(Mapping[str, Any]):
     """What a seat sees of its match: its view, allowed actions, deadline and a page of its events."""
 
     __slots__ = (
-        "__weakref__",
         "_at",
+        "_events",
         "_keys",
         "_live",
         "_made",
         "_match",
-        "_page",
+        "_since",
         "acting",
         "agent_id",
+        "cursor",
         "deadline_seconds",
         "game_id",
         "match_id",
+        "more",
         "phase",
-        "players",
         "refusal",
         "result",
         "round",
         "rounds",
-        "seats",
         "status",
         "your_turn",
     )
@@ -85,26 +85,36 @@ class TurnState(Mapping[str, Any]):
     ) -> None:
         me = seat.agent_id
         match = live.match
-        self._live, self._match = live, match
-        self._made: dict[str, Any] = {}
+        self._live, self._match, self._since = live, match, cursor
+        self._events: list[Event] | None = None
         self.match_id, self.game_id, self.agent_id, self.status = live.match_id, live.entry.game_id, me, live.status
-        self.players = [s.agent_id for s in live.seats]
-        self.seats = {"filled": len(live.seats), "total": live.seats_total}
         self.refusal: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
         if match is None:
-            self._at, self._page = 0, EventPage([], cursor, False)
+            self._at, self.cursor, self.more = 0, cursor, False
             self.round, self.rounds, self.phase, self.acting, self.your_turn = 0, 0, None, [], False
             self.deadline_seconds = None
             self._keys = (*_WAITING_KEYS, *_PAGE_KEYS)
+            self._made: dict[str, Any] = {
+                "players": _players(live),
+                "seats": _seats(live),
+            }  # they change till it starts
             return
-        self._at = len(match.events)
+        at = self._at = len(match.events)
+        self.cursor = min(at, cursor + MAX_PAGE_EVENTS)  # where `seat_page` ends the page
+        self.more = self.cursor < at
         self.round, self.rounds, self.phase = match.round, match.spec.rounds, match.phase
-        self.acting = match.acting()
-        self.your_turn = me in self.acting
+        acting = self.acting = match.acting()
+        self.your_turn = me in acting
         deadline = seat_deadline(live, match, me, policy)
         self.deadline_seconds = None if deadline is None else max(0.0, round(deadline - clock(), 3))
-        self._page = seat_page(match, me, cursor)
+        self._made = {
+            "status": self.status,
+            "acting": acting,
+            "your_turn": self.your_turn,
+            "cursor": self.cursor,
+            "more": self.more,
+        }
         keys: tuple[str, ...] = (*_RUNNING_KEYS, *_PAGE_KEYS)
         if include_prompt:
             keys = (*keys, "prompt")
@@ -115,16 +125,23 @@ class TurnState(Mapping[str, Any]):
 
     @property
     def events(self) -> list[Event]:
-        """The page of the seat's events after the cursor it asked from, as logged."""
-        return self._page.events
+        """The page of the seat's events after the cursor it asked from, as logged (made when first read:
+        the log only grows, and a logged event never changes)."""
+        events = self._events
+        if events is None:
+            match = self._match
+            events = self._events = (
+                [] if match is None else seat_page(match, self.agent_id, self._since, self._at).events
+            )
+        return events
 
     @property
-    def cursor(self) -> int:
-        return self._page.cursor
+    def players(self) -> list[str]:
+        return self._made.get("players") or _players(self._live)  # (a running match's seats stay as they are)
 
     @property
-    def more(self) -> bool:
-        return self._page.more
+    def seats(self) -> dict[str, int]:
+        return self._made.get("seats") or _seats(self._live)
 
     def refused(self, refusal: dict[str, Any]) -> TurnState:
         """This state with the refusal of the agent's last decision (the `refusal` key)."""
@@ -143,8 +160,7 @@ class TurnState(Mapping[str, Any]):
     def to_dict(self) -> dict[str, Any]:
         """The JSON answer: every key, the events as dicts in a page cut to the wire's budget."""
         state = {key: self[key] for key in self._keys}
-        if "events" in state:
-            state["events"], state["cursor"], state["more"] = self._page.encoded()
+        state["events"], state["cursor"], state["more"] = EventPage(self.events, self.cursor, self.more).encoded()
         return state
 
     def __getitem__(self, key: str) -> Any:
@@ -154,7 +170,7 @@ class TurnState(Mapping[str, Any]):
         if key not in self._keys:
             raise KeyError(key)
         if key == "events":
-            value: Any = [event.to_dict() for event in self._page.events]
+            value: Any = [event.to_dict() for event in self.events]
         elif key in _LAZY:
             value = self._lazy(key)
         else:
@@ -197,25 +213,25 @@ class TurnState(Mapping[str, Any]):
 
 
 class Acted:
-    """What a seat's change did: the match's status and who acts now, and the events since the change
-    began that the seat may see (a page of them)."""
+    """What a seat's change did: the match's status and who acts now, and the events it caused that the
+    seat may see (a page of them, made when read)."""
 
-    __slots__ = ("_page", "acting", "status", "your_turn")
+    __slots__ = ("_agent_id", "_before", "_match", "_until", "acting", "status", "your_turn")
 
     def __init__(self, live: LiveMatch, seat: Seat, before: int) -> None:
         match = live.match
         assert match is not None
+        self._match, self._agent_id, self._before, self._until = match, seat.agent_id, before, len(match.events)
         self.status = live.status
         self.acting = match.acting()
         self.your_turn = seat.agent_id in self.acting
-        self._page = seat_page(match, seat.agent_id, before)
 
     @property
     def events(self) -> list[Event]:
-        return self._page.events
+        return self._page().events
 
     def to_dict(self) -> dict[str, Any]:
-        events, cursor, more = self._page.encoded()
+        events, cursor, more = self._page().encoded()
         return {
             "ok": True,
             "events": events,
@@ -225,6 +241,18 @@ class Acted:
             "cursor": cursor,
             "more": more,
         }
+
+    def _page(self) -> EventPage:
+        """The seat's page of the events the change caused (a logged event never changes)."""
+        return seat_page(self._match, self._agent_id, self._before, self._until)
+
+
+def _players(live: LiveMatch) -> list[str]:
+    return [s.agent_id for s in live.seats]
+
+
+def _seats(live: LiveMatch) -> dict[str, int]:
+    return {"filled": len(live.seats), "total": live.seats_total}
 
 
 def seat_deadline(live: LiveMatch, match: Match, agent_id: str, policy: ArenaPolicy) -> float | None:
