@@ -14,11 +14,10 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, cast
 
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
@@ -165,17 +164,20 @@ def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
         seen(turn)
 
 
-Asked = TypeVar("Asked")
-
-
-def _shown(ask: Callable[[dict[str, Any]], Asked], turn: Mapping[str, Any]) -> Asked:
-    """`ask(turn)`, a call to an agent; an asynchronous answer gets the turn state whole, as it is now,
-    since it may read it after the match moved on. (Agents are typed to read a dict: a `TurnState`
-    reads as one, read-only.)"""
-    answer = ask(cast(dict[str, Any], turn))
-    if inspect.isawaitable(answer) and isinstance(turn, TurnState):
-        turn.freeze()
-    return answer
+async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
+    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous agent gets
+    the turn state whole, as it is now, since it may read it after the match moved on. (Agents are typed to
+    read a dict: a `TurnState` reads as one, read-only.)"""
+    seated = _SEAT_IN_PLAY.set(in_play)
+    try:
+        decided = agent.decide(cast(dict[str, Any], turn))
+        if isinstance(decided, Decision):
+            return decided
+        if isinstance(turn, TurnState):
+            turn.freeze()
+        return await decided
+    finally:
+        _SEAT_IN_PLAY.reset(seated)
 
 
 def _refused(turn: Mapping[str, Any], refusal: dict[str, Any]) -> Mapping[str, Any]:
@@ -191,13 +193,9 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: Mapp
     """
     reached = await link(arena, match_id, seat)
     refusal: NegotiationError | None = None
+    in_play = SeatInPlay(arena, match_id, seat.agent_id, seat.token)
     for _ in range(MAX_ATTEMPTS):
-        seated = _SEAT_IN_PLAY.set(SeatInPlay(arena, match_id, seat.agent_id, seat.token))
-        try:
-            decided = _shown(seat.agent.decide, turn)
-            decision: Decision = await decided if inspect.isawaitable(decided) else decided
-        finally:
-            _SEAT_IN_PLAY.reset(seated)
+        decision = await _decide(seat.agent, in_play, turn)
         if decision.forfeit is not None:
             await _forfeit(reached, decision.forfeit)
             return True

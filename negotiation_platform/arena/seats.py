@@ -99,15 +99,26 @@ class Seats(Timers):
         return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
 
     async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], Sequence[Any]]) -> Acted:
-        """Run a change on the match off the loop (and write it to the store), then wake waiters,
-        re-arm the clocks, report what happened."""
+        """Run a change on the match (off the loop when the policy says so) and write it to the store, then
+        wake waiters, re-arm the clocks, report what happened."""
         match = live.match
         assert match is not None
-        async with live.lock:
-            before = len(match.events)
-            await self._mutate(live, lambda: self._change(live, change, before))
-            live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
-            outcome = Acted(live, seat, before)
+        if self.policy.steps_in_thread or live.lock.locked():
+            async with live.lock:
+                before = len(match.events)
+                await self._mutate(live, lambda: self._change(live, change, before))
+                return self._acted(live, seat, before)
+        before = len(match.events)
+        try:  # the lock is free and the step runs here: nothing else runs until it is done, as if it were held
+            self._change(live, change, before)
+        except Exception as failure:
+            async with live.lock:  # free, so taken at once: readers wait while the failure is undone
+                await self._undo(live, before, failure)
+        return self._acted(live, seat, before)
+
+    def _acted(self, live: LiveMatch, seat: Seat, before: int) -> Acted:
+        live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
+        outcome = Acted(live, seat, before)
         self._settled(live)
         return outcome
 

@@ -71,8 +71,12 @@ class Timers(StoreKeeping):
                 await asyncio.sleep(min(remaining, FOLLOW_POLL_SECONDS))
             else:
                 changed = live.changed
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), timeout=remaining)
+                live.waiting += 1
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(changed.wait(), timeout=remaining)
+                finally:
+                    live.waiting -= 1
             if live.follower is not None or self._matches.get(live.match_id) is not live:
                 if self._persist is None:  # dropped while we waited
                     raise NegotiationError(

@@ -39,6 +39,15 @@ _RUNNING_KEYS = (
 )
 _PAGE_KEYS = ("events", "cursor", "more")
 _LAZY = frozenset({"allowed_actions", "messaging", "view", "bargaining", "prompt"})
+_SHAPES = {
+    (prompt, result): (*_RUNNING_KEYS, *_PAGE_KEYS, *(("prompt",) if prompt else ()), *(("result",) if result else ()))
+    for prompt in (False, True)
+    for result in (False, True)
+}
+"""The keys of a running match's state, by (prompt included, result known)."""
+_PLAIN = frozenset({"match_id", "game_id", "agent_id", "status", "acting", "your_turn", "cursor", "more"})
+_PLAIN_RUNNING = _PLAIN | {"round", "rounds", "phase", "deadline_seconds"}
+"""Keys read straight from the attributes (of a waiting match's state; of a running one's)."""
 
 
 class StaleTurnState(RuntimeError):
@@ -55,6 +64,7 @@ class TurnState(Mapping[str, Any]):
         "_live",
         "_made",
         "_match",
+        "_plain",
         "_since",
         "acting",
         "agent_id",
@@ -94,11 +104,12 @@ class TurnState(Mapping[str, Any]):
             self._at, self.cursor, self.more = 0, cursor, False
             self.round, self.rounds, self.phase, self.acting, self.your_turn = 0, 0, None, [], False
             self.deadline_seconds = None
-            self._keys = (*_WAITING_KEYS, *_PAGE_KEYS)
+            self._keys, self._plain = (*_WAITING_KEYS, *_PAGE_KEYS), _PLAIN
             self._made: dict[str, Any] = {
                 "players": _players(live),
                 "seats": _seats(live),
             }  # they change till it starts
+            self._made.update(cursor=cursor, more=False)
             return
         at = self._at = len(match.events)
         self.cursor = min(at, cursor + MAX_PAGE_EVENTS)  # where `seat_page` ends the page
@@ -108,20 +119,12 @@ class TurnState(Mapping[str, Any]):
         self.your_turn = me in acting
         deadline = seat_deadline(live, match, me, policy)
         self.deadline_seconds = None if deadline is None else max(0.0, round(deadline - clock(), 3))
-        self._made = {
-            "status": self.status,
-            "acting": acting,
-            "your_turn": self.your_turn,
-            "cursor": self.cursor,
-            "more": self.more,
-        }
-        keys: tuple[str, ...] = (*_RUNNING_KEYS, *_PAGE_KEYS)
-        if include_prompt:
-            keys = (*keys, "prompt")
-        if match.result is not None:
-            self.result = {"payoffs": match.result.final_scores, "agreement": match.result.game_data["agreement"]}
-            keys = (*keys, "result")
-        self._keys = keys
+        self._made = {}
+        self._plain = _PLAIN_RUNNING
+        result = match.result
+        if result is not None:
+            self.result = {"payoffs": result.final_scores, "agreement": result.game_data["agreement"]}
+        self._keys = _SHAPES[include_prompt, result is not None]
 
     @property
     def events(self) -> list[Event]:
@@ -164,6 +167,8 @@ class TurnState(Mapping[str, Any]):
         return state
 
     def __getitem__(self, key: str) -> Any:
+        if key in self._plain:
+            return getattr(self, key)
         made = self._made
         if key in made:
             return made[key]
