@@ -144,7 +144,6 @@ class Arena(Seats):
             match_id=match_id,
             entry=entry,
             config=parsed.model_dump(mode="json"),
-            settings=parsed,
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
             creator=creator,

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from negotiation_platform.engine.match import Match
-from negotiation_platform.games.base_game import GameConfig
 from negotiation_platform.registry import GameEntry
 
 
@@ -36,9 +35,6 @@ class LiveMatch:
     seats_total: int
     creator: str | None = None
     """The key of the caller that created it (per-caller limits count by it)."""
-    settings: GameConfig | None = None
-    """`config` as parsed when the match was created here: its game is made from it (games under one
-    config share their setup, found by it at once), not from the dict, which would be parsed again."""
     reserved: int = 0
     """Free seats held for the house players its `start_game` is seating (no one else may take them)."""
     created_at: float = field(default_factory=time.time)

@@ -162,7 +162,32 @@ class TurnState(Mapping[str, Any]):
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON answer: every key, the events as dicts in a page cut to the wire's budget."""
-        state = {key: self[key] for key in self._keys}
+        if self._match is None:
+            state = {key: self[key] for key in self._keys}
+        else:  # the same keys, in the same order, made at once (every served turn state is made this way)
+            state = {
+                "match_id": self.match_id,
+                "game_id": self.game_id,
+                "agent_id": self.agent_id,
+                "status": self.status,
+                "players": self.players,
+                "seats": self.seats,
+                "round": self.round,
+                "rounds": self.rounds,
+                "phase": self.phase,
+                "acting": self.acting,
+                "your_turn": self.your_turn,
+                "deadline_seconds": self.deadline_seconds,
+                "allowed_actions": self["allowed_actions"],
+                "messaging": self["messaging"],
+                "view": self["view"],
+                "bargaining": self["bargaining"],
+                "events": None,
+                "cursor": None,
+                "more": None,
+            }
+            for key in self._keys[len(state) :]:
+                state[key] = self[key]
         state["events"], state["cursor"], state["more"] = EventPage(self.events, self.cursor, self.more).encoded()
         return state
 
