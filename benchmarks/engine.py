@@ -91,6 +91,7 @@ class ScriptedSeat:
     """Plays its seat's moves of a script in order, reading nothing but whose turn it is."""
 
     reads_prompt = False
+    reads_turn_in_place = True
 
     def __init__(self, name: str, moves: list[Move]) -> None:
         self.name = name

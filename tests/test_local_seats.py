@@ -5,6 +5,7 @@ installed game), acts only for its own seat, and is bound by the same turn clock
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +128,11 @@ async def test_a_typed_turn_state_is_the_json_answer_and_never_read_stale() -> N
 
 
 class SlowAsync:
-    """Decides asynchronously, reading its turn state only after a clock moved the match on."""
+    """Decides asynchronously, reading its turn state (in place) only after a clock moved the match on."""
 
     name = "slow"
     reads_prompt = False
+    reads_turn_in_place = True
 
     def __init__(self) -> None:
         self.seen: list[list[str]] = []
@@ -179,3 +181,25 @@ async def test_an_asynchronous_agent_reads_the_turn_state_it_was_given() -> None
     assert overtaken.value.code is ErrorCode.MATCH_OVER  # its turn clock walked away for it while it decided
     assert slow.seen == [["propose", "walk_away"]]  # the turn as handed over, not the finished match's
     await arena.close()
+
+
+class Relay:
+    """Sends its whole turn state on as JSON, as an agent relaying to a remote player does."""
+
+    name = "relay"
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def decide(self, turn: dict[str, Any]) -> Decision:
+        self.sent.append(json.dumps(turn))
+        names = [a["name"] for a in turn["allowed_actions"]]
+        return Decision(action="accept") if "accept" in names else Decision(action="propose", payload={"mine": 50})
+
+
+async def test_agents_that_do_not_read_in_place_get_plain_dicts() -> None:
+    relay, other = Relay(), Relay()
+    result = await play_match(Arena(), "split_100", [relay, other], seed=7)
+    assert result["agreement"] and relay.sent and other.sent
+    first = json.loads(relay.sent[0])
+    assert first["your_turn"] and first["allowed_actions"] and first["events"][0]["kind"] == "match_started"

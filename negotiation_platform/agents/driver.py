@@ -2,8 +2,8 @@
 
 A seat of an in-process `Arena` is played through its typed `LocalSeat` (no JSON, no token hashing per
 call); any other arena through its operations (`ApiSeat`). Agents read the turn state the same way
-either way. An in-process turn state builds its costlier parts when first read, so an agent reads
-what it needs of it while deciding (an asynchronous `decide` is handed it whole).
+either way: a plain dict, or for agents that read it in place (`Agent`), the `TurnState` itself,
+whose costlier parts are made when first read.
 
 `play_match` serves every seat of a match one after another in seat order, so a match between
 scripted agents is a pure function of (game, config, seed, agents): the same run twice gives the
@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from negotiation_platform.agents.base import Agent, Decision, reads_prompt
+from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
 from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -161,16 +161,23 @@ def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
     such a turn can bring the seat's own last move, and an agent that counts moves must see it."""
     seen = getattr(agent, "observe", None)
     if seen is not None:
-        seen(turn)
+        seen(_handed(agent, turn))
+
+
+def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
+    """What `agent` is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
+    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats."""
+    if isinstance(turn, TurnState) and not reads_turn_in_place(agent):
+        return dict(turn)
+    return cast(dict[str, Any], turn)
 
 
 async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
-    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous agent gets
-    the turn state whole, as it is now, since it may read it after the match moved on. (Agents are typed to
-    read a dict: a `TurnState` reads as one, read-only.)"""
+    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous answer
+    may read the turn state after the match moved on: it is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
-        decided = agent.decide(cast(dict[str, Any], turn))
+        decided = agent.decide(_handed(agent, turn))
         if isinstance(decided, Decision):
             return decided
         if isinstance(turn, TurnState):
