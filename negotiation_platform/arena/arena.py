@@ -3,7 +3,9 @@
 It owns live matches, seats and their secret tokens, waiting (an agent can wait for its turn
 instead of polling) and deadlines. Every operation takes plain JSON-ready arguments and returns
 plain JSON-ready dicts; refusals raise `NegotiationError` and change nothing. The argument names
-here are the ones every transport reuses.
+here are the ones every transport reuses. A player in this process can take its seat typed instead
+(`seat_for`, see `negotiation_platform.arena.seats`): the operations on a seat are that typed path,
+encoded.
 
 Game code runs under a per-match lock; on a served arena it runs off the event loop
 (`asyncio.to_thread`), so a slow step of one match never stalls the others or the server. What
@@ -30,7 +32,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -65,7 +67,6 @@ from negotiation_platform.unicode_text import unicode_text
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
 
-Found = TypeVar("Found")
 log = logging.getLogger(__name__)
 
 

@@ -36,7 +36,7 @@ class Timers(StoreKeeping):
 
     _ticks: set[asyncio.Task[None]]
     _holds: Callable[[LiveMatch], bool]
-    """Whether this process still holds the match (see `Arena`)."""
+    """Whether this process still holds the match (see `Seats`)."""
     _play_and_save: Callable[..., None]
     """Default moves for seats that left, then the store write (see `Arena`)."""
 
