@@ -38,6 +38,7 @@ from pydantic import ValidationError
 
 from negotiation_platform.arena.answers import spectator_state, turn_state
 from negotiation_platform.arena.arguments import (
+    MAX_ARGUMENT_CHARS,
     _cursor,
     _match_query,
     _name,
@@ -68,6 +69,8 @@ if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
 
 log = logging.getLogger(__name__)
+__all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat"]
+"""What this module gives: the arena, and (from where they moved) its live matches, seats and argument bound."""
 
 
 class Arena(Seats):
