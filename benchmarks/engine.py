@@ -1,7 +1,11 @@
 """Engine overhead: split_100 matches played through `Match`, through the in-process arena
-(`play_match`), and by calling the game's methods directly; memory held by a finished match; and,
-when they are installed (the `bench` extra), OpenSpiel's `bargaining` and TextArena's
-`SimpleNegotiation-v0` in the same run.
+(`play_match`, which plays an in-process arena's seats through their typed `LocalSeat`s, and the
+same arena reached through its JSON operations only, as a transport's client reaches it), and by
+calling the game's methods directly; memory held by a finished match; and, when they are
+installed (the `bench` extra), OpenSpiel's `bargaining` and TextArena's `SimpleNegotiation-v0` in
+the same run. It ends with each target of the engine and whether it holds in this run:
+`play_match` at most 1.5× `Match`'s time per action, `Match` at least 0.5× OpenSpiel
+`bargaining`'s actions/s, and `Match` at most 3× the direct calls' time per action.
 
 Every side plays fixed work (split_100: the same script of alternating proposals for nine rounds
 and an accept in the tenth; OpenSpiel: uniformly random legal actions, the uniform instance draw
@@ -87,6 +91,7 @@ class ScriptedSeat:
     """Plays its seat's moves of a script in order, reading nothing but whose turn it is."""
 
     reads_prompt = False
+    reads_turn_in_place = True
 
     def __init__(self, name: str, moves: list[Move]) -> None:
         self.name = name
@@ -97,11 +102,21 @@ class ScriptedSeat:
         return Decision(action=action, payload=dict(payload))
 
 
-def through_arena(scripts: list[list[Move]], registry: Registry) -> Work:
+class JsonOperations:
+    """An in-process arena reached through its JSON operations only (not an `Arena`, so `play_match` plays
+    its seats by their operations, as it plays a transport client's)."""
+
+    def __init__(self, arena: Arena) -> None:
+        for name in ("start_game", "join_game", "get_turn_state", "perform_action", "play_default", "get_result"):
+            setattr(self, name, getattr(arena, name))
+
+
+def through_arena(scripts: list[list[Move]], registry: Registry, *, typed: bool = True) -> Work:
     async def play_all() -> None:
         arena = Arena(registry)
+        api: Any = arena if typed else JsonOperations(arena)
         for seed, moves in enumerate(scripts):
-            result = await play_match(arena, "split_100", [ScriptedSeat(p, moves) for p in PLAYERS], seed=seed)
+            result = await play_match(api, "split_100", [ScriptedSeat(p, moves) for p in PLAYERS], seed=seed)
             assert result["status"] == "finished"
 
     asyncio.run(play_all())
@@ -225,6 +240,7 @@ def main() -> None:
         "through Match": lambda: through_match(scripts),
         "direct game": lambda: direct(scripts),
         "through Arena (play_match)": lambda: through_arena(scripts, registry),
+        "through Arena, JSON ops": lambda: through_arena(scripts, registry, typed=False),
     }
     skipped = []
     for label, module, run in [
@@ -244,14 +260,26 @@ def main() -> None:
     for line in skipped:
         print(line)
     match_rate = rates["through Match"][0]
-    print(f"engine overhead ratio (Match time / direct time per action): {rates['direct game'][0] / match_rate:.2f}x")
     print(
-        "arena overhead ratio (play_match time / Match time per action): "
-        f"{match_rate / rates['through Arena (play_match)'][0]:.2f}x"
+        "arena overhead, JSON operations (play_match over them: time / Match time per action): "
+        f"{match_rate / rates['through Arena, JSON ops'][0]:.2f}x"
     )
+    targets = [
+        ("play_match time per action <= 1.5x Match's", match_rate / rates["through Arena (play_match)"][0], 1.5, "<="),
+        ("Match time per action <= 3x the direct calls'", rates["direct game"][0] / match_rate, 3.0, "<="),
+    ]
     for label in ("OpenSpiel bargaining", "TextArena SimpleNegotiation"):
         if label in rates:
             print(f"Match actions/s vs {label}: {match_rate / rates[label][0]:.2f}x")
+    if "OpenSpiel bargaining" in rates:
+        targets.append(
+            ("Match actions/s >= 0.5x OpenSpiel bargaining's", match_rate / rates["OpenSpiel bargaining"][0], 0.5, ">=")
+        )
+    else:
+        print("target Match actions/s >= 0.5x OpenSpiel bargaining's: not measured (pyspiel not importable)")
+    for text, ratio, bound, sense in targets:
+        holds = ratio <= bound if sense == "<=" else ratio >= bound
+        print(f"target {text}: {ratio:.2f}x, {'holds' if holds else 'MISSED'}")
     held, events = held_per_match(scripts[: min(200, len(scripts))])
     print(f"memory held by a finished match: {held / 1024:.1f} KB (its event log: {events / 1024:.1f} KB)")
 

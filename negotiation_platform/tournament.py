@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from negotiation_platform.agents.base import Agent, Decision
+from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm_usage import Prices, add_usage, cost_usd, usage_totals
@@ -376,6 +376,9 @@ class Recorder:
         self.name = agent.name
         self.label: str | None = None
         self.offers: dict[int, float] = {}
+        self.reads_prompt = reads_prompt(agent)
+        self.reads_turn_in_place = reads_turn_in_place(agent)
+        """As the agent it wraps (it reads the turn state in place, and passes it on)."""
 
     def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
         view = turn.get("view")

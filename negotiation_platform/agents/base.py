@@ -34,6 +34,10 @@ class Agent(Protocol):
     When the arena refuses a decision, `decide` is called again with the refusal under
     `turn["refusal"]`. An agent that never reads `turn["prompt"]` says so with a class attribute
     `reads_prompt = False`, and the drivers then do not ask the arena to build the prompt text.
+    An agent that reads its turn state only by key, and only while `decide` (or `observe`) runs,
+    never copying, encoding or keeping it, says so with `reads_turn_in_place = True`: an in-process
+    arena may then hand it a read-only mapping whose costlier parts are made when first read
+    (`arena.turn_state.TurnState`); every other agent gets a plain dict, as over a transport.
     An agent that keeps count of the match may also define `observe(turn)`: the drivers pass it
     every turn state the seat is shown when it is not the seat's move (see `driver.observe`).
     An agent that makes its moves through the arena itself (`mcp-llm`, an MCP client) reads its
@@ -50,3 +54,8 @@ class Agent(Protocol):
 def reads_prompt(agent: Agent) -> bool:
     """Whether `agent` reads the prompt text (agents that do not say otherwise are assumed to)."""
     return bool(getattr(agent, "reads_prompt", True))
+
+
+def reads_turn_in_place(agent: Agent) -> bool:
+    """Whether `agent` reads its turn state in place (see `Agent`; agents that do not say so are assumed not to)."""
+    return bool(getattr(agent, "reads_turn_in_place", False))

@@ -21,6 +21,8 @@ class BatnaAwareAgent:
 
     reads_prompt = False
 
+    reads_turn_in_place = True
+
     def __init__(self, seed: int = 0, name: str = "batna", step: float = 0.25) -> None:
         self.name = name
         self.step = step

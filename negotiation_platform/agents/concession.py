@@ -29,6 +29,8 @@ class ConcessionAgent:
 
     reads_prompt = False
 
+    reads_turn_in_place = True
+
     def __init__(self, seed: int = 0, name: str = "concession", beta: float = 1.0) -> None:
         self.name = name
         self.beta = beta

@@ -1,5 +1,10 @@
 """Drives agents' seats through any `ArenaApi`: the arena in-process, or a transport's client.
 
+A seat of an in-process `Arena` is played through its typed `LocalSeat` (no JSON, no token hashing per
+call); any other arena through its operations (`ApiSeat`). Agents read the turn state the same way
+either way: a plain dict, or for agents that read it in place (`Agent`), the `TurnState` itself,
+whose costlier parts are made when first read.
+
 `play_match` serves every seat of a match one after another in seat order, so a match between
 scripted agents is a pure function of (game, config, seed, agents): the same run twice gives the
 same transcript. `run_seat` serves one seat on its own, waiting for its turn instead of polling,
@@ -9,13 +14,14 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-import inspect
+from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
-from negotiation_platform.agents.base import Agent, reads_prompt
-from negotiation_platform.arena import MAX_WAIT_SECONDS, ArenaApi
+from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
+from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
+from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 MAX_ATTEMPTS = 25
@@ -36,6 +42,52 @@ OVERTAKEN = {ErrorCode.NOT_YOUR_TURN, ErrorCode.PHASE_CLOSED, ErrorCode.MATCH_OV
 IDLE_SECONDS = 0.05
 
 
+class SeatLink(Protocol):
+    """How the drivers reach a seat: a `LocalSeat` of an in-process `Arena` (typed, no JSON), or any
+    `ArenaApi` by its operations (`ApiSeat`). Turn states read as the JSON answer's mapping either way."""
+
+    async def turn(
+        self, since: int | None = None, *, include_prompt: bool = True, wait_seconds: float = 0
+    ) -> Mapping[str, Any]: ...
+
+    async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> object: ...
+
+    async def say(self, content: str, to: list[str] | None = None) -> object: ...
+
+    async def forfeit(self, reason: str) -> object: ...
+
+
+@dataclass(frozen=True)
+class ApiSeat:
+    """A seat reached through the operations of any `ArenaApi` (a transport's client, or an arena)."""
+
+    arena: ArenaApi
+    match_id: str
+    agent_id: str
+    token: str
+
+    async def turn(
+        self, since: int | None = None, *, include_prompt: bool = True, wait_seconds: float = 0
+    ) -> Mapping[str, Any]:
+        return await self.arena.get_turn_state(
+            self.match_id, self.token, since=since, wait_seconds=wait_seconds, include_prompt=include_prompt
+        )
+
+    async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> object:
+        return await self.arena.perform_action(self.match_id, self.token, action_type, payload)
+
+    async def say(self, content: str, to: list[str] | None = None) -> object:
+        if to is None:
+            return await self.arena.send_public_message(self.match_id, self.token, content)
+        return await self.arena.send_private_message(self.match_id, self.token, to, content)
+
+    async def forfeit(self, reason: str) -> object:
+        play_default = getattr(self.arena, "play_default", None)  # only a host arena plays defaults
+        if play_default is None:
+            raise AgentGaveUp(f"{self.agent_id} forfeited ({reason}) through a connection that cannot play defaults")
+        return await play_default(self.match_id, self.token, reason)
+
+
 @dataclass
 class SeatHandle:
     agent: Agent
@@ -44,6 +96,21 @@ class SeatHandle:
     cursor: int | None = None
     """The last event the seat was shown: each turn state brings only what is new (a whole log every
     turn would make a long match quadratic)."""
+    linked: tuple[ArenaApi, SeatLink] | None = field(default=None, repr=False, compare=False)
+    """The arena the seat was last reached through, and how (see `link`)."""
+
+
+async def link(arena: ArenaApi, match_id: str, seat: SeatHandle) -> SeatLink:
+    """How to reach `seat` through `arena`: its `LocalSeat` when the arena is in this process (found once),
+    else its operations."""
+    if seat.linked is None or seat.linked[0] is not arena:
+        reached: SeatLink
+        if isinstance(arena, Arena):
+            reached = await arena.seat_for(match_id, seat.token)
+        else:
+            reached = ApiSeat(arena, match_id, seat.agent_id, seat.token)
+        seat.linked = (arena, reached)
+    return seat.linked[1]
 
 
 @dataclass(frozen=True)
@@ -89,31 +156,55 @@ async def open_seats(
     return started["match_id"], seats
 
 
-def observe(agent: Agent, turn: dict[str, Any]) -> None:
+def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
     """Show an agent a turn state that is not its move, if it wants to see those (`Agent.observe`):
     such a turn can bring the seat's own last move, and an agent that counts moves must see it."""
     seen = getattr(agent, "observe", None)
     if seen is not None:
-        seen(turn)
+        seen(_handed(agent, turn))
 
 
-async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict[str, Any]) -> bool:
+def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
+    """What `agent` is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
+    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats."""
+    if isinstance(turn, TurnState) and not reads_turn_in_place(agent):
+        return dict(turn)
+    return cast(dict[str, Any], turn)
+
+
+async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
+    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous answer
+    may read the turn state after the match moved on: it is made whole first."""
+    seated = _SEAT_IN_PLAY.set(in_play)
+    try:
+        decided = agent.decide(_handed(agent, turn))
+        if isinstance(decided, Decision):
+            return decided
+        if isinstance(turn, TurnState):
+            turn.freeze()
+        return await decided
+    finally:
+        _SEAT_IN_PLAY.reset(seated)
+
+
+def _refused(turn: Mapping[str, Any], refusal: dict[str, Any]) -> Mapping[str, Any]:
+    return turn.refused(refusal) if isinstance(turn, TurnState) else {**turn, "refusal": refusal}
+
+
+async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: Mapping[str, Any]) -> bool:
     """Ask the agent for a decision and carry it out, asking again after each refusal.
 
     Returns whether the agent did anything (an agent may choose to wait in a free phase). An agent
     refused `MAX_ATTEMPTS` times in a row forfeits the move: the phase's default action is played
     and the last refusal logged, so a confused agent costs its turn, never the match.
     """
+    reached = await link(arena, match_id, seat)
     refusal: NegotiationError | None = None
+    in_play = SeatInPlay(arena, match_id, seat.agent_id, seat.token)
     for _ in range(MAX_ATTEMPTS):
-        seated = _SEAT_IN_PLAY.set(SeatInPlay(arena, match_id, seat.agent_id, seat.token))
-        try:
-            decided = seat.agent.decide(turn)
-            decision = await decided if inspect.isawaitable(decided) else decided
-        finally:
-            _SEAT_IN_PLAY.reset(seated)
+        decision = await _decide(seat.agent, in_play, turn)
         if decision.forfeit is not None:
-            await _forfeit(arena, match_id, seat, decision.forfeit)
+            await _forfeit(reached, decision.forfeit)
             return True
         if decision.performed:
             return True
@@ -121,33 +212,27 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: dict
             return False
         try:
             for message in decision.messages:
-                if message.to is None:
-                    await arena.send_public_message(match_id, seat.token, message.content)
-                else:
-                    await arena.send_private_message(match_id, seat.token, message.to, message.content)
+                await reached.say(message.content, message.to)
             if decision.action is not None:
-                await arena.perform_action(match_id, seat.token, decision.action, decision.payload)
+                await reached.act(decision.action, decision.payload)
             return True
         except NegotiationError as refused:
             if refused.code not in RETRYABLE:
                 raise
             refusal = refused
-            again = await arena.get_turn_state(match_id, seat.token, include_prompt=reads_prompt(seat.agent))
-            turn = {**again, "refusal": refused.to_dict()}
+            again = await reached.turn(include_prompt=reads_prompt(seat.agent))
+            turn = _refused(again, refused.to_dict())
             if not turn["your_turn"]:
                 return True
     last = f": {refusal.message}" if refusal is not None else ""
-    await _forfeit(arena, match_id, seat, f"{seat.agent.name} was refused {MAX_ATTEMPTS} times in a row{last}")
+    await _forfeit(reached, f"{seat.agent.name} was refused {MAX_ATTEMPTS} times in a row{last}")
     return True
 
 
-async def _forfeit(arena: ArenaApi, match_id: str, seat: SeatHandle, reason: str) -> None:
+async def _forfeit(reached: SeatLink, reason: str) -> None:
     """Play the default action for a seat whose agent gave up its move (only a host arena can)."""
-    play_default = getattr(arena, "play_default", None)
-    if play_default is None:
-        raise AgentGaveUp(f"{seat.agent_id} forfeited ({reason}) through a connection that cannot play defaults")
     try:
-        await play_default(match_id, seat.token, reason)
+        await reached.forfeit(reason)
     except NegotiationError as late:
         if late.code not in OVERTAKEN:
             raise  # else a clock played the seat's default first, or ended the match: nothing is left to forfeit
@@ -163,24 +248,25 @@ async def play_match(
 ) -> dict[str, Any]:
     """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
+    links = [await link(arena, match_id, seat) for seat in seats]
     seen: dict[int, dict[str, Any]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
-    every seat ours, that is the whole log."""
+    every seat ours, that is the whole log. An in-process arena's host reads it from the log at the end."""
+    host = arena if isinstance(arena, Arena) else None
     while True:
         moved = False
-        for seat in seats:
-            turn = await arena.get_turn_state(
-                match_id, seat.token, since=seat.cursor, include_prompt=reads_prompt(seat.agent)
-            )
+        for seat, reached in zip(seats, links, strict=True):
+            turn = await reached.turn(seat.cursor, include_prompt=reads_prompt(seat.agent))
             seat.cursor = turn["cursor"]
-            seen.update((event["seq"], event) for event in turn["events"])
+            if host is None:
+                seen.update((event["seq"], event) for event in turn["events"])
             if turn["status"] == "finished":
-                for other in seats:  # what the match's end showed every seat, page by page
+                if host is not None:
+                    return {**await host.get_result(match_id), "events": _shown_to(host, match_id, seats)}
+                for other, its in zip(seats, links, strict=True):  # what the end showed every seat, page by page
                     more = other is not seat or turn["more"]
                     while more:
-                        final = await arena.get_turn_state(
-                            match_id, other.token, since=other.cursor, include_prompt=False
-                        )
+                        final = await its.turn(other.cursor, include_prompt=False)
                         other.cursor, more = final["cursor"], final["more"]
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
@@ -189,26 +275,29 @@ async def play_match(
             else:
                 observe(seat.agent, turn)
         if not moved:
-            await _wait_for_clock(arena, match_id, seats[0])
+            await _wait_for_clock(links[0])
 
 
-async def _wait_for_clock(arena: ArenaApi, match_id: str, seat: SeatHandle) -> None:
+def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, Any]]:
+    """The events of the match's log that some of `seats` may see: all they were shown, or will be."""
+    ours = {seat.agent_id for seat in seats}
+    return [e for e in arena.events(match_id) if e["visible_to"] is None or not ours.isdisjoint(e["visible_to"])]
+
+
+async def _wait_for_clock(reached: SeatLink) -> None:
     """Every agent chose to wait: only the phase's clock can move the match on, so wait for it."""
-    turn = await arena.get_turn_state(match_id, seat.token, include_prompt=False)
+    turn = await reached.turn(include_prompt=False)
     if turn.get("deadline_seconds") is None:
         raise AgentGaveUp("every agent is waiting and no clock runs in this phase")
-    await arena.get_turn_state(
-        match_id, seat.token, since=turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1, include_prompt=False
-    )
+    await reached.turn(turn["cursor"], wait_seconds=turn["deadline_seconds"] + 1, include_prompt=False)
 
 
 async def run_seat(arena: ArenaApi, match_id: str, seat: SeatHandle, *, wait_seconds: float = MAX_WAIT_SECONDS) -> None:
     """Play one seat to the end of the match, sleeping in `get_turn_state` until there is work."""
+    reached = await link(arena, match_id, seat)
     cursor: int | None = None
     while True:
-        turn = await arena.get_turn_state(
-            match_id, seat.token, since=cursor, wait_seconds=wait_seconds, include_prompt=reads_prompt(seat.agent)
-        )
+        turn = await reached.turn(cursor, wait_seconds=wait_seconds, include_prompt=reads_prompt(seat.agent))
         cursor = turn["cursor"]
         if turn["status"] == "finished":
             return

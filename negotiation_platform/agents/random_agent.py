@@ -24,6 +24,8 @@ class RandomAgent:
 
     reads_prompt = False
 
+    reads_turn_in_place = True
+
     def __init__(self, seed: int = 0, name: str = "random") -> None:
         self.name = name
         self._seed = seed

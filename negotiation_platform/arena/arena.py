@@ -3,7 +3,9 @@
 It owns live matches, seats and their secret tokens, waiting (an agent can wait for its turn
 instead of polling) and deadlines. Every operation takes plain JSON-ready arguments and returns
 plain JSON-ready dicts; refusals raise `NegotiationError` and change nothing. The argument names
-here are the ones every transport reuses.
+here are the ones every transport reuses. A player in this process can take its seat typed instead
+(`seat_for`, see `negotiation_platform.arena.seats`): the operations on a seat are that typed path,
+encoded.
 
 Game code runs under a per-match lock; on a served arena it runs off the event loop
 (`asyncio.to_thread`), so a slow step of one match never stalls the others or the server. What
@@ -22,17 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
-import json
 import logging
 import re
 import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -49,14 +49,12 @@ from negotiation_platform.arena.clocks import play_for_absent
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
-from negotiation_platform.arena.paging import seat_page
 from negotiation_platform.arena.persistence import match_record
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import start_match
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
+from negotiation_platform.arena.seats import Seats
 from negotiation_platform.arena.store_keeping import HouseDriver
-from negotiation_platform.arena.timers import Timers
-from negotiation_platform.engine.match import Match
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.payloads import validation_problems
@@ -65,18 +63,18 @@ from negotiation_platform.rules_text import render_rules
 from negotiation_platform.store.records import (
     token_hash,
 )
-from negotiation_platform.strict_json import json_problem, plain_json_chars
 from negotiation_platform.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.forwarding import Peers
     from negotiation_platform.arena.persistence import Persistence
 
-Found = TypeVar("Found")
 log = logging.getLogger(__name__)
+__all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat"]
+"""What this module gives: the arena, and (from where they moved) its live matches, seats and argument bound."""
 
 
-class Arena(Timers):
+class Arena(Seats):
     """Live matches, seats and waiting, behind the operations of the design.
 
     `policy` defaults to the in-process one (reproducible seeds, no clocks or limits); a server
@@ -236,8 +234,8 @@ class Arena(Timers):
         if not isinstance(include_prompt, bool):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
         if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
-            async with self._committed(lambda: self._seat(match_id, token)) as (live, seat):
-                return turn_state(live, seat, cursor, include_prompt, self.policy, self._clock)
+            state = await self._read_turn(lambda: self._seat(match_id, token), cursor, include_prompt)
+            return state.to_dict()
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
             live, seat = await self._seat(match_id, token)
@@ -287,35 +285,19 @@ class Arena(Timers):
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
         live, seat = await self._running(match_id, token)
-        text = _text("content", content)
-        return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, text))
+        return (await self._say(live, seat, content, None)).to_dict()
 
     async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
         live, seat = await self._running(match_id, token)
-        if not isinstance(to, list) or not all(isinstance(r, str) for r in to):
+        if not isinstance(to, list):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`to` must be a list of agent ids.")
-        text = _text("content", content)
-        return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, text, to))
+        return (await self._say(live, seat, content, to)).to_dict()
 
     async def perform_action(
         self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         live, seat = await self._running(match_id, token)
-        if payload is not None and not isinstance(payload, dict):
-            raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
-        chars = plain_json_chars(payload)  # the usual payload: plain JSON as it stands, and short
-        if chars is None or chars > MAX_ARGUMENT_CHARS:
-            problem = json_problem(payload)
-            if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
-                where, why = problem
-                field = ".".join(str(p) for p in where) or "(payload)"
-                raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
-            if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
-                raise NegotiationError(
-                    ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
-                )
-        action = _text("action_type", action_type)
-        return await self._after(live, seat, lambda m: m.submit(seat.agent_id, action, payload))
+        return (await self._act(live, seat, action_type, payload)).to_dict()
 
     async def play_default(self, match_id: str, token: str, reason: str) -> dict[str, Any]:
         """Forfeit the seat's move: the phase's default action is played and the reason logged.
@@ -323,8 +305,7 @@ class Arena(Timers):
         For hosts that relay a remote agent (a late, garbled or illegal reply); not a transport operation.
         """
         live, seat = await self._running(match_id, token)
-        why = _text("reason", reason)
-        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
+        return (await self._forfeit(live, seat, reason)).to_dict()
 
     async def bind_context(self, match_id: str, token: str) -> str:
         """A fresh context id for the seat: `MATCH_ID.SECRET` (192 random bits), a second credential for
@@ -449,48 +430,6 @@ class Arena(Timers):
             raise wrong_owner(live.match_id, live.follower)
         return live
 
-    def _holds(self, live: LiveMatch) -> bool:
-        """Whether `live` is still the match's copy (a read-only one, or this process's own): the copy
-        of a change whose store write failed is forgotten, and must not be read."""
-        return live.follower is not None or self._matches.get(live.match_id) is live
-
-    @contextlib.asynccontextmanager
-    async def _committed(
-        self, find: Callable[[], Awaitable[tuple[LiveMatch, Found]]]
-    ) -> AsyncIterator[tuple[LiveMatch, Found]]:
-        """What `find` finds, under its match's lock, as committed: found again (from the store) when
-        the copy in hand was forgotten while this waited for the lock."""
-        while True:
-            found = await find()
-            await found[0].lock.acquire()
-            if self._holds(found[0]):
-                break
-            found[0].lock.release()
-        try:
-            yield found
-        finally:
-            found[0].lock.release()
-
-    async def _seat(self, match_id: str, token: str, *, write: bool = False) -> tuple[LiveMatch, Seat]:
-        live = await self._find(match_id, write=write)
-        if isinstance(token, str):
-            digest = token_hash(token)
-            for seat in live.seats:
-                if hmac.compare_digest(seat.token_hash, digest) or hmac.compare_digest(seat.context_hash or "", digest):
-                    return live, seat
-        raise NegotiationError(ErrorCode.FORBIDDEN, "This token does not hold a seat in this match.")
-
-    async def _running(self, match_id: str, token: str) -> tuple[LiveMatch, Seat]:
-        live, seat = await self._seat(match_id, token, write=True)
-        if live.match is None:
-            raise NegotiationError(
-                ErrorCode.NOT_STARTED,
-                f"The match starts when all {live.seats_total} seats are taken ({len(live.seats)} so far).",
-            )
-        if seat.agent_id in live.left:
-            raise NegotiationError(ErrorCode.FORBIDDEN, "You left this match; your turns are played by default.")
-        return live, seat
-
     async def _take_seat(
         self, live: LiveMatch, name: str | None, house: dict[str, Any] | None, *, kept: bool = False
     ) -> tuple[Seat, str]:
@@ -519,34 +458,6 @@ class Arena(Timers):
                 await self._mutate(live, lambda: self._save_seat(live, seat))
         self._settled(live)
         return seat, token
-
-    async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], Sequence[Any]]) -> dict[str, Any]:
-        """Run a change on the match off the loop (and write it to the store), then wake waiters,
-        re-arm the clocks, report what happened."""
-        match = live.match
-        assert match is not None
-        async with live.lock:
-            before = len(match.events)
-            await self._mutate(live, lambda: self._change(live, change, before))
-            live.turn_started.pop(seat.agent_id, None)  # whoever acted starts a fresh turn clock
-            acting = match.acting()
-            page = seat_page(match, seat.agent_id, before)
-            outcome = {
-                "ok": True,
-                "events": page.events,
-                "status": live.status,
-                "your_turn": seat.agent_id in acting,
-                "acting": acting,
-                "cursor": page.cursor,
-                "more": page.more,
-            }
-        self._settled(live)
-        return outcome
-
-    def _change(self, live: LiveMatch, change: Callable[[Match], Sequence[Any]], before: int) -> None:
-        assert live.match is not None
-        change(live.match)
-        self._play_and_save(live, before)
 
     def _play_and_save(self, live: LiveMatch, before: int, **change: Any) -> None:
         """Default moves for seats that left, then the store write of everything since `before`."""

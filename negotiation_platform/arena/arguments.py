@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -9,6 +10,7 @@ from negotiation_platform.arena.live import Seat
 from negotiation_platform.boundary import MAX_TEXT_CHARS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store.records import STATUSES, MatchQuery, SeatRecord
+from negotiation_platform.strict_json import json_problem, plain_json_chars
 from negotiation_platform.unicode_text import unicode_text
 
 MAX_ARGUMENT_CHARS = MAX_TEXT_CHARS
@@ -26,6 +28,31 @@ def _text(name: str, value: Any) -> str:
             f"`{name}` is longer than {MAX_ARGUMENT_CHARS} characters.",
         )
     return unicode_text(name, value)
+
+
+def action_arguments(action_type: Any, payload: Any) -> tuple[str, dict[str, Any] | None]:
+    """An action's type and payload, checked: a JSON object of plain data within `MAX_ARGUMENT_CHARS`."""
+    if payload is not None and not isinstance(payload, dict):
+        raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
+    chars = plain_json_chars(payload)  # the usual payload: plain JSON as it stands, and short
+    if chars is None or chars > MAX_ARGUMENT_CHARS:
+        problem = json_problem(payload)
+        if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
+            where, why = problem
+            field = ".".join(str(p) for p in where) or "(payload)"
+            raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
+        if payload is not None and len(json.dumps(payload, default=str)) > MAX_ARGUMENT_CHARS:
+            raise NegotiationError(
+                ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_ARGUMENT_CHARS} characters."
+            )
+    return _text("action_type", action_type), payload
+
+
+def message_arguments(content: Any, to: list[Any] | None) -> tuple[str, list[str] | None]:
+    """A message's text and its recipients (None: public), checked."""
+    if to is not None and not all(isinstance(r, str) for r in to):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`to` must be a list of agent ids.")
+    return _text("content", content), to
 
 
 def _name(name: Any) -> None:

@@ -15,6 +15,8 @@ def play_for_absent(live: LiveMatch) -> None:
     """Default moves for every due seat that left the match (runs off the loop, under the lock)."""
     match = live.match
     assert match is not None
+    if not live.left:
+        return
     for _ in range(MAX_DEFAULTS_PER_STEP):
         due = [a for a in match.acting() if a in live.left]
         if not due:

@@ -41,6 +41,8 @@ class LiveMatch:
     seats: list[Seat] = field(default_factory=list)
     match: Match | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    waiting: int = 0
+    """How many callers wait on `changed` now."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
     turn_started: dict[str, float] = field(default_factory=dict)
@@ -73,5 +75,6 @@ class LiveMatch:
 
     def signal(self) -> None:
         """Wake everyone waiting on this match, and arm a fresh event for the next waiters."""
-        self.changed.set()
-        self.changed = asyncio.Event()
+        if self.waiting:  # else nobody holds `changed`: it stays armed, unset
+            self.changed.set()
+            self.changed = asyncio.Event()

@@ -16,7 +16,7 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from negotiation_platform.arena.arguments import _seat_record, _unknown
 from negotiation_platform.arena.listing import result_fields
@@ -102,20 +102,24 @@ class StoreKeeping:
         return step(*args, **kwargs)
 
     async def _mutate(self, live: LiveMatch, work: Callable[[], None]) -> None:
-        """Run `work` (a change and its store write) as a step (see `_step`). If the store refused the write, the
-        in-memory copy is forgotten: the store stays the truth, and the next call loads it from there. If the
-        game failed midway, the match is rolled back (see `negotiation_platform.arena.rollback`)."""
+        """Run `work` (a change and its store write) as a step (see `_step`); a failure is handled by `_undo`."""
         before = len(live.match.events) if live.match is not None else 0
         try:
             await self._step(work)
-        except NegotiationError as failure:
+        except Exception as failure:
+            await self._undo(live, before, failure)
+
+    async def _undo(self, live: LiveMatch, before: int, failure: Exception) -> NoReturn:
+        """After a change begun at `before` events failed: if the store refused the write, the in-memory copy
+        is forgotten (the store stays the truth, and the next call loads it from there); if the game failed
+        midway, the match is rolled back (see `negotiation_platform.arena.rollback`). Raises the refusal."""
+        if isinstance(failure, NegotiationError):
             if failure.code in STORE_FAILURES:
                 self._forget(live)
             elif live.match is not None and len(live.match.events) != before:
                 await roll_back(live, before, failure, self._clock, self._forget)
-            raise
-        except Exception as bug:
-            raise await roll_back(live, before, bug, self._clock, self._forget) from None
+            raise failure
+        raise await roll_back(live, before, failure, self._clock, self._forget) from None
 
     def _forget(self, live: LiveMatch) -> None:
         if self._matches.get(live.match_id) is live:

@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from negotiation_platform.arena.clocks import expire, next_wake
 from negotiation_platform.arena.live import LiveMatch
@@ -28,6 +28,7 @@ MAX_WAIT_SECONDS = 60.0
 FOLLOW_POLL_SECONDS = 0.25
 """How often a wait on a match another process plays looks into the store for news."""
 log = logging.getLogger("negotiation_platform.arena.arena")
+State = TypeVar("State", bound=Mapping[str, Any])
 
 
 class Timers(StoreKeeping):
@@ -35,16 +36,16 @@ class Timers(StoreKeeping):
 
     _ticks: set[asyncio.Task[None]]
     _holds: Callable[[LiveMatch], bool]
-    """Whether this process still holds the match (see `Arena`)."""
+    """Whether this process still holds the match (see `Seats`)."""
     _play_and_save: Callable[..., None]
     """Default moves for seats that left, then the store write (see `Arena`)."""
 
     async def _wait_for(
         self,
-        locate: Callable[[], Awaitable[tuple[LiveMatch, Callable[[], dict[str, Any]]]]],
+        locate: Callable[[], Awaitable[tuple[LiveMatch, Callable[[], State]]]],
         wait_seconds: Any,
-        done: Callable[[dict[str, Any]], bool],
-    ) -> dict[str, Any]:
+        done: Callable[[State], bool],
+    ) -> State:
         """`read()` (under the match's lock) once there are events, the match is over, `done` says so,
         or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed. `locate` finds the match and its
         reader again whenever the copy in hand went stale (played by another process, or reloaded)."""
@@ -70,8 +71,12 @@ class Timers(StoreKeeping):
                 await asyncio.sleep(min(remaining, FOLLOW_POLL_SECONDS))
             else:
                 changed = live.changed
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), timeout=remaining)
+                live.waiting += 1
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(changed.wait(), timeout=remaining)
+                finally:
+                    live.waiting -= 1
             if live.follower is not None or self._matches.get(live.match_id) is not live:
                 if self._persist is None:  # dropped while we waited
                     raise NegotiationError(

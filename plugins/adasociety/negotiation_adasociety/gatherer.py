@@ -21,6 +21,7 @@ STEPS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 class GathererAgent:
     reads_prompt = False
+    reads_turn_in_place = True
 
     def __init__(self, seed: int = 0, name: str = "gatherer") -> None:
         self.name = name
