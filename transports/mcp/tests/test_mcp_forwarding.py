@@ -29,7 +29,7 @@ from negotiation_mcp.client import McpArena
 from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.arena.forwarding import PEER_PATH, SIGNATURE_HEADER, TIME_HEADER, signature
 from negotiation_platform.arena.limits import Caller
-from negotiation_platform.arena.remote import RemoteArena
+from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from tests.cli_servers import server_log
 from tests.http_probe import oversized_post
