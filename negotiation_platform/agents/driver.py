@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -160,8 +161,10 @@ async def play_match(
     *,
     config: dict[str, Any] | None = None,
     seed: int | None = None,
+    on_turn: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
+    """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order.
+    `on_turn` sees each turn state a seat is shown (to follow a long match: its round, its phase)."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
     seen: dict[int, dict[str, Any]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
@@ -174,6 +177,8 @@ async def play_match(
             )
             seat.cursor = turn["cursor"]
             seen.update((event["seq"], event) for event in turn["events"])
+            if on_turn is not None:
+                on_turn(turn)
             if turn["status"] == "finished":
                 for other in seats:  # what the match's end showed every seat, page by page
                     more = other is not seat or turn["more"]
