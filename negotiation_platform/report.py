@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,13 @@ from negotiation_platform.tournament import RESULTS, failure_rows, finished_rows
 TITLE = "Tournament report"
 
 
-def write_report(directory: str | Path, *, samples: int = 200, registry: Registry | None = None) -> list[Path]:
+Progress = Callable[[int, int, str], None]
+"""Told `(steps done, steps in all, what comes next)` before each step of a report (e.g. to draw a bar)."""
+
+
+def write_report(
+    directory: str | Path, *, samples: int = 200, registry: Registry | None = None, progress: Progress | None = None
+) -> list[Path]:
     """Analyse out/matches.jsonl and write the report and its figures next to it; returns the files written."""
     import matplotlib
 
@@ -37,23 +44,34 @@ def write_report(directory: str | Path, *, samples: int = 200, registry: Registr
     if not rows:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"No matches in {out / RESULTS}; run a tournament first.")
     registry = registry or Registry()
+    tell = progress or _untold
+    steps = len({row["game"] for row in rows}) + 3  # the analysis, a section per game, the ratings, the pages
+    tell(0, steps, f"analysing {len(rows)} matches ({samples} bootstrap samples)")
     analysis = analyze(rows, registry=registry, samples=samples)
     figures = out / "figures"
     figures.mkdir(exist_ok=True)
     sections = [_summary(analysis)]
-    for game in sorted(analysis["metagame"]):
+    for done, game in enumerate(sorted(analysis["metagame"]), start=1):
+        tell(done, steps, f"figures of {game}")
         sections.append(_game_section(game, analysis, figures, registry))
+    tell(steps - 2, steps, "ratings")
     sections.append(_ratings_section(analysis, figures))
     if analysis["usage"]:
         sections.append(_usage_section(analysis["usage"]))
     failures = failure_summary(failure_rows(out))
     if failures:
         sections.append(_failures_section(failures))
+    tell(steps - 1, steps, "writing the pages")
     written = [figures / name for section in sections for name in section.figures]
     (out / "report.md").write_text(markdown_page(TITLE, sections))
     (out / "report.html").write_text(html_page(TITLE, sections))
     (out / "analysis.json").write_text(json.dumps({k: v for k, v in analysis.items() if k != "matches"}, indent=1))
+    tell(steps, steps, "written")
     return [out / "report.md", out / "report.html", out / "analysis.json", *written]
+
+
+def _untold(done: int, total: int, what: str) -> None:
+    """No one asked to follow the report's progress."""
 
 
 def _summary(analysis: dict[str, Any]) -> Section:

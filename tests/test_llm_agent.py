@@ -17,7 +17,7 @@ from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm import LLMAgent
 from negotiation_platform.arena import Arena
-from negotiation_platform.cli.main import _event_line
+from negotiation_platform.cli.transcript import event_line
 from negotiation_platform.engine import Match
 from negotiation_platform.engine.events import Event
 from negotiation_platform.registry import Registry
@@ -109,7 +109,7 @@ def test_unusable_replies_forfeit_the_move_after_the_bound() -> None:
     assert all(e["data"]["forfeit"] is True for e in forfeits)
     moves = [e["data"] for e in result["events"] if e["kind"] == "action" and e["actor"] == "llm"]
     assert moves and all(data["forfeited"] and "timed_out" not in data for data in moves)
-    shown = [_event_line(e) for e in result["events"] if e["actor"] == "llm" or e["kind"] == "timeout"]
+    shown = [event_line(e) for e in result["events"] if e["actor"] == "llm" or e["kind"] == "timeout"]
     assert "llm forfeited: 2 unusable replies: it contains no JSON object." in shown[0]
     assert shown[1].endswith("(forfeited)") and not any("timed out" in line for line in shown)
     events = [Event.from_dict(e) for e in result["events"]]  # a forfeit replays as a forfeit

@@ -7,7 +7,7 @@ register an agent kind that plays for someone remote.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 def self_contained(registry: Registry) -> list[str]:
     """The agents that play by name alone (not kinds such as `llm` or `a2a` that need `kind:target`)."""
     return sorted(name for name, factory in registry.agents().items() if not getattr(factory, "needs_target", False))
+
+
+def agent_description(factory: Callable[..., Any]) -> str:
+    """What `agents` says of an agent kind: the first line of its factory's docstring ("" without one)."""
+    lines = inspect.cleandoc(factory.__doc__ or "").splitlines()
+    return lines[0] if lines else ""
 
 
 def known_agent(registry: Registry, spec: str) -> bool:

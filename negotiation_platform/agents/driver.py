@@ -14,7 +14,7 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -245,8 +245,10 @@ async def play_match(
     *,
     config: dict[str, Any] | None = None,
     seed: int | None = None,
+    on_turn: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order."""
+    """Play a whole match; returns the arena's result plus `events`: everything the seats saw, in order.
+    `on_turn` sees each turn state a seat is shown (to follow a long match: its round, its phase)."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
     links = [await link(arena, match_id, seat) for seat in seats]
     seen: dict[int, dict[str, Any]] = {}
@@ -260,6 +262,8 @@ async def play_match(
             seat.cursor = turn["cursor"]
             if host is None:
                 seen.update((event["seq"], event) for event in turn["events"])
+            if on_turn is not None:
+                on_turn(turn)
             if turn["status"] == "finished":
                 if host is not None:
                     return {**await host.get_result(match_id), "events": _shown_to(host, match_id, seats)}

@@ -27,6 +27,11 @@ def result_of(record: MatchRecord) -> dict[str, Any]:
     """`get_result`'s answer: the status, and once finished the seed used and the outcome."""
     if record.status != "finished" or record.result is None:
         return {"match_id": record.match_id, "game_id": record.game_id, "status": record.status, "result": None}
+    outcome = record.result
+    nested = outcome.get("result")
+    if isinstance(nested, dict) and nested.get("game_id") == record.match_id:
+        # Stored before results named their game (the engine gave games the match id): read as now.
+        outcome = {**outcome, "result": {**nested, "game_id": record.game_id}}
     return {
         "match_id": record.match_id,
         "game_id": record.game_id,
@@ -34,7 +39,7 @@ def result_of(record: MatchRecord) -> dict[str, Any]:
         "seed": record.seed,
         "config": record.config,
         "players": {s.agent_id: s.name for s in record.seats},
-        **record.result,
+        **outcome,
     }
 
 

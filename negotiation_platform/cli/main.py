@@ -11,21 +11,22 @@ import os
 import random
 import secrets
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, cast
 
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
 from negotiation_platform.agents.base import Agent
-from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
+from negotiation_platform.agents.catalog import agent_description, check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
-from negotiation_platform.cli.parsing import CliParser, json_object
+from negotiation_platform.cli.parsing import CliParser, UsageError, json_object, wants_json
+from negotiation_platform.cli.progress import stderr_progress
 from negotiation_platform.cli.research import (
     add_llm_options,
     add_research_commands,
@@ -36,7 +37,8 @@ from negotiation_platform.cli.research import (
 from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
-from negotiation_platform.errors import CannotStart, NegotiationError
+from negotiation_platform.cli.transcript import print_outcome, print_transcript
+from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import add_log_arguments, configure_logging
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
@@ -61,7 +63,8 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     rules.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
     rules.add_argument("--json", action="store_true", help="print the spec, with each payload's JSON Schema")
 
-    sub.add_parser("agents", help="list the built-in agents")
+    agents = sub.add_parser("agents", help="list the installed agents")
+    agents.add_argument("--json", action="store_true", help="print one JSON object: the agents and their descriptions")
 
     play = sub.add_parser("play", help="play a match between built-in agents, or yourself in the browser (--human)")
     play.add_argument("game", help="a game id, as `games` lists them")
@@ -165,9 +168,14 @@ def cmd_rules(args: argparse.Namespace, registry: Registry, console: Console) ->
 
 
 def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    agents = [{"name": name, "description": agent_description(factory)} for name, factory in registry.agents().items()]
+    agents.sort(key=lambda agent: agent["name"])
+    if args.json:
+        print(json.dumps({"agents": agents}, indent=2))
+        return 0
     table = Table(Column("name", overflow="fold"), "description")
-    for name, factory in sorted(registry.agents().items()):
-        table.add_row(name, (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else "")
+    for agent in agents:
+        table.add_row(agent["name"], agent["description"])
     console.print(table)
     return 0
 
@@ -192,7 +200,14 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
         connect: AbstractAsyncContextManager[ArenaApi] = _in_process(arena)
     else:
         connect = _transport_for(registry, args.via).connect(args.via)
-    result = asyncio.run(_play(connect, registry, args, seed))
+    columns = (SpinnerColumn(), TextColumn(f"playing {args.game}" + "{task.description}"), TimeElapsedColumn())
+    with stderr_progress(*columns, transient=True) as bar:
+        task = bar.add_task("")
+
+        def follow(turn: Mapping[str, Any]) -> None:
+            bar.update(task, description=f", round {turn['round']} {turn.get('phase') or ''}".rstrip())
+
+        result = asyncio.run(_play(connect, registry, args, seed, follow))
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
@@ -212,7 +227,9 @@ def _play_human(args: argparse.Namespace, registry: Registry, console: Console, 
             return await play_with_human(
                 arena,
                 args.game,
-                lambda seats: make_agents(registry, args.agents, seats, seed, llm_agent_options(args)),
+                lambda seats: make_agents(
+                    registry, args.agents, seats, seed, llm_agent_options(args), game=args.game, beside_yours=True
+                ),
                 config=args.config,
                 seed=seed,
                 open_browser=args.browser,
@@ -249,14 +266,17 @@ def _transport_for(registry: Registry, via: str) -> Transport:
 
 
 async def _play(
-    connect: AbstractAsyncContextManager[ArenaApi], registry: Registry, args: argparse.Namespace, seed: int
+    connect: AbstractAsyncContextManager[ArenaApi],
+    registry: Registry,
+    args: argparse.Namespace,
+    seed: int,
+    on_turn: Callable[[Mapping[str, Any]], None],
 ) -> dict[str, Any]:
     async with connect as api:
         rules = await api.get_game_rules(args.game, args.config)
-        agents = make_agents(
-            registry, args.agents, rules["spec"]["roles"]["min_players"], seed, llm_agent_options(args)
-        )
-        result = await play_match(api, args.game, agents, config=args.config, seed=seed)
+        seats = rules["spec"]["roles"]["min_players"]
+        agents = make_agents(registry, args.agents, seats, seed, llm_agent_options(args), game=args.game)
+        result = await play_match(api, args.game, agents, config=args.config, seed=seed, on_turn=on_turn)
     return {
         "game": result["game_id"],
         "seed": result["seed"],
@@ -278,7 +298,7 @@ def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console)
         raise SystemExit(str(exc)) from None
     if args.batch < 1 or args.steps < 1:
         raise SystemExit("--batch and --steps must be positive")
-    with Progress(console=Console(stderr=True), transient=True, disable=args.json) as bar:
+    with stderr_progress(*Progress.get_default_columns(), transient=True) as bar:
         task = bar.add_task(f"simulating {args.game}", total=args.steps)
         report = simulate(
             registry,
@@ -324,12 +344,26 @@ def cmd_serve(args: argparse.Namespace, registry: Registry, console: Console) ->
 
 
 def make_agents(
-    registry: Registry, specs: list[str], seats: int, seed: int, options: dict[str, Any] | None = None
+    registry: Registry,
+    specs: list[str],
+    seats: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    *,
+    game: str = "the game",
+    beside_yours: bool = False,
 ) -> list[Agent]:
     """One agent per seat (the last spec repeats), each seeded from the match seed and its seat; `options`
-    go to the agents of remote kinds (an `llm` agent's endpoint, temperature...), as in a tournament."""
+    go to the agents of remote kinds (an `llm` agent's endpoint, temperature...), as in a tournament.
+    More specs than seats are refused, never cut (`beside_yours`: the seats left when a person plays one)."""
     from negotiation_platform.tournament import REMOTE_KINDS
 
+    if len(specs) > seats:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{game} has {seats} seat(s){' beside yours' if beside_yours else ''} but --agents names {len(specs)}: "
+            f"name at most {seats} (the last one repeats to fill the seats).",
+        )
     specs = (specs + [specs[-1]] * seats)[:seats]
     return [
         make_agent(
@@ -340,41 +374,6 @@ def make_agents(
         )
         for seat, spec in enumerate(specs)
     ]
-
-
-def print_transcript(console: Console, result: dict[str, Any]) -> None:
-    console.print(f"[bold]{result['game']}[/] seed={result['seed']} players={result['players']}")
-    for event in result["events"]:
-        console.print(_event_line(event), soft_wrap=True)
-    print_outcome(console, result)
-
-
-def print_outcome(console: Console, result: dict[str, Any]) -> None:
-    """The payoffs as a table, then the agreement, terms, winner and rounds."""
-    table = Table("agent", "payoff")
-    for agent, payoff in result["payoffs"].items():
-        table.add_row(agent, f"{payoff:g}")
-    console.print(table)
-    console.print(
-        f"agreement: {result['agreement']}  terms: {result['terms']}  "
-        f"winner: {result['winner']}  rounds: {result['rounds']}"
-    )
-
-
-def _event_line(event: dict[str, Any]) -> str:
-    kind, data, actor = event["kind"], event["data"], event["actor"]
-    where = f"[dim]#{event['seq']:>3} r{event['round']} {event['phase'] or '-'}[/]"
-    if kind == "message":
-        to = "everyone" if data["to"] is None else ", ".join(data["to"])
-        return f"{where} {actor} → {to}: {data['content']}"
-    if kind == "action":
-        late = " (timed out)" if data.get("timed_out") else " (forfeited)" if data.get("forfeited") else ""
-        return f"{where} {actor} {data['action_type']} {json.dumps(data['payload'])}{late}"
-    if kind == "timeout" and data.get("forfeit"):
-        return f"{where} {', '.join(data['players'])} forfeited: {data['reason']}"
-    if kind == "match_ended":
-        return f"{where} match ended"
-    return f"{where} {kind} {json.dumps(data) if data else ''}".rstrip()
 
 
 COMMANDS: dict[str, Command] = {
@@ -400,19 +399,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     The line is plain text (`negotiation-platform COMMAND: what failed`), or with `--json` the JSON
     object `{"error": {"code": ..., "message": ...}}`. A refusal by the arena (its stable code) or a
     bad argument exits 2; anything else (an unreachable server, a port taken, a transport not
-    installed: code `command_failed`) exits 1.
+    installed: code `command_failed`) exits 1. Output whose reader left (`| head`) ends quietly with
+    READER_LEFT_EXIT, the status of a Unix tool that SIGPIPE stopped.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
     registry = Registry()
     parser = build_parser(registry)
-    args, unknown = parser.parse_known_args(argv)
-    if unknown and not _serving_a_missing_transport(args, registry):
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        if unknown and not _serving_a_missing_transport(args, registry):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    except UsageError as refused:
+        _print_error(wants_json(argv), str(refused), refused.message, "invalid_argument")
+        return 2
     configure_logging(args.log_level, args.log_format)
     port = getattr(args, "port", None)
     if isinstance(port, int) and not 1 <= port <= MAX_PORT:
         return _fail(args, 2, f"--port must be between 1 and {MAX_PORT}, got {port}", "invalid_argument")
     try:
-        return COMMANDS[args.command](args, registry, _stdout_console())
+        status = COMMANDS[args.command](args, registry, _stdout_console())
+        sys.stdout.flush()  # inside the try: a reader that left shows here, not at the interpreter's exit
+        return status
     except KeyboardInterrupt:
         return 130
     except SystemExit as exc:  # raised with a one-line reason by the commands and their option helpers
@@ -423,11 +430,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args, 1, str(exc))
     except Exception as exc:  # the one place that turns any failure into one line
         leaf = _innermost(exc)
+        if isinstance(leaf, BrokenPipeError):
+            return _reader_left()
         if isinstance(leaf, NegotiationError):
             return _fail(args, 2, leaf.message, leaf.code.value, leaf.details)
         reason = " ".join(str(leaf).split()) or "(no message)"
         via = getattr(args, "via", None)
         return _fail(args, 1, f"{type(leaf).__name__}: {reason}" + (f" (via {via})" if via else ""))
+
+
+READER_LEFT_EXIT = 141
+"""128 + SIGPIPE: what a shell reports for `yes | head -1`'s `yes` (so `set -o pipefail` treats both alike)."""
+
+
+def _reader_left() -> int:
+    """Stdout's reader closed the pipe: say nothing more, and point stdout at /dev/null so that the
+    interpreter's last flush of what is still buffered fails silently too (Python's documented recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_LEFT_EXIT
 
 
 MAX_PORT = 65_535
@@ -440,8 +462,15 @@ def _serving_a_missing_transport(args: argparse.Namespace, registry: Registry) -
 
 def _stdout_console() -> Console:
     """The terminal's width on a terminal; on a pipe or a file, as wide as each table needs, so no id is cut."""
-    console = Console()
-    return console if console.is_terminal else Console(width=UNBOUNDED_WIDTH)
+    console = _StdoutConsole()
+    return console if console.is_terminal else _StdoutConsole(width=UNBOUNDED_WIDTH)
+
+
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:
+        """Leave ending to `main`, as for `print` (rich would exit with status 1)."""
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def _fail(
@@ -452,14 +481,20 @@ def _fail(
     details: dict[str, Any] | None = None,
 ) -> int:
     """Print one line on stderr: the structured error with `--json`, else the message; return `status`."""
-    if getattr(args, "json", False):
+    text = f"negotiation-platform {args.command}: {message}"
+    _print_error(getattr(args, "json", False), text, message, code, details)
+    return status
+
+
+def _print_error(as_json: bool, text: str, message: str, code: str, details: dict[str, Any] | None = None) -> None:
+    """One line on stderr: `{"error": {code, message, details}}` when `as_json`, else `text`."""
+    if as_json:
         error: dict[str, Any] = {"code": code, "message": message}
         if details:
             error["details"] = details
         print(json.dumps({"error": error}), file=sys.stderr)
     else:
-        print(f"negotiation-platform {args.command}: {message}", file=sys.stderr)
-    return status
+        print(text, file=sys.stderr)
 
 
 def _innermost(exc: BaseException) -> BaseException:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 
@@ -24,8 +25,24 @@ class CliParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        """One line on stderr (argparse would print the whole usage first), exit status 2."""
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        """Raise the usage error for the command to print in one line (argparse would print the whole usage
+        first): as text, or as the JSON error when the command line asked for `--json`."""
+        raise UsageError(self.prog, f"{message} (see {self.prog} --help)")
+
+
+class UsageError(Exception):
+    """A command line the parser refused: `prog` is the (sub)command, `message` what was wrong (exit status 2)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: {message}")
+        self.prog = prog
+        self.message = message
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether a command line asked for `--json` (before any `--`), even one the parser refuses."""
+    options = list(argv)[: list(argv).index("--")] if "--" in argv else argv
+    return "--json" in options
 
 
 def add_store_argument(parser: argparse.ArgumentParser, help: str) -> None:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from negotiation_platform.cli.parsing import json_object
+from negotiation_platform.cli.progress import stderr_progress
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
@@ -93,7 +94,7 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    bar = Progress(*columns, console=Console(stderr=True))
+    bar = stderr_progress(*columns)
     task = bar.add_task("matches", total=None, agreements="")
 
     def scheduled(total: int, to_play: int) -> None:
@@ -149,6 +150,14 @@ def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -
         raise SystemExit(
             f"report needs matplotlib and scipy: pip install 'negotiation-platform[report]' ({exc})"
         ) from None
-    written = write_report(args.dir, samples=args.samples, registry=registry)
+    with stderr_progress(
+        TextColumn("[bold]report"), BarColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True
+    ) as bar:
+        task = bar.add_task("reading the matches", total=None)
+
+        def step(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, description=what)
+
+        written = write_report(args.dir, samples=args.samples, registry=registry, progress=step)
     console.print(f"wrote {len(written)} files: " + ", ".join(str(path) for path in written[:3]) + ", figures/…")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,8 +13,9 @@ from rich.console import Console
 from rich.table import Table
 
 from negotiation_platform.cli.parsing import add_store_argument
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.store import MEMORY, STATUSES, MatchQuery, default_location, open_store
+from negotiation_platform.store import MEMORY, STATUSES, STORE_ENV, MatchQuery, default_location, open_store
 
 if TYPE_CHECKING:
     from negotiation_platform.store.sql import SqlStore
@@ -39,12 +41,22 @@ def add_store_commands(sub: Any) -> None:
 
 
 def open_existing(location: str | None) -> SqlStore:
-    """The store to read; refuses `:memory:` and an SQLite file that does not exist (reading creates nothing)."""
+    """The store to read; refuses `:memory:` and an SQLite file that does not exist (reading creates nothing):
+    bad arguments, so `invalid_argument` (exit 2), saying where the path came from."""
     where = location or default_location()
     if where == MEMORY:
-        raise SystemExit("--store :memory: keeps nothing to read")
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--store :memory: keeps nothing to read")
     if "://" not in where and not where.startswith("sqlite:") and not Path(where).expanduser().exists():
-        raise SystemExit(f"no store at {where} (serve with --store {where} first, or pass --store)")
+        if location is not None:
+            origin = "check --store"
+        elif os.environ.get(STORE_ENV, "").strip():
+            origin = f"from ${STORE_ENV}; check it, or pass --store"
+        else:
+            origin = f"the default; pass --store, or set ${STORE_ENV}"
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"no store at {where} ({origin}; a store is made by `serve ... --store {where}` or `play --store {where}`)",
+        )
     store = open_store(where)
     assert store is not None
     return store
@@ -79,8 +91,12 @@ def cmd_matches(args: argparse.Namespace, registry: Registry, console: Console) 
 
 
 def cmd_export(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    from negotiation_platform.store.export import rows, write
+    from negotiation_platform.store.export import FORMATS, rows, write
 
+    if args.out.suffix not in FORMATS:  # before the store is opened: a bad argument changes nothing
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"--out must end in {' or '.join(FORMATS)}, got {args.out.name!r}"
+        )
     store = open_existing(args.store)
     try:
         count = write(args.out, rows(store, args.game, events=args.events))

@@ -51,7 +51,8 @@ class Match:
         self.seed = seed
         self.players = list(players)
         self._clock = clock
-        self.game = game_cls(game_id=match_id, config=config, rng=_GameRngMaker(seed))
+        # The game's id, not the match's: it is what the result (`GameResult.game_id`) names.
+        self.game = game_cls(game_id=game_cls.spec.id, config=config, rng=_GameRngMaker(seed))
         self.spec = self.game.spec
         self._rng = orders_rng(seed) if _draws_orders(self.spec) else None
         """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every

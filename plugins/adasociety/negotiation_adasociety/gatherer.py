@@ -20,6 +20,10 @@ STEPS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 
 class GathererAgent:
+    """AdaSociety groups by a shared pairing and even shares, then hammers crafted and handed to miners.
+
+    Plays like `random` outside AdaSociety (the module's docstring has the whole script)."""
+
     reads_prompt = False
     reads_turn_in_place = True
 
