@@ -186,7 +186,8 @@ print(json.dumps({
 
 
 def test_batches_shard_over_four_cpu_devices() -> None:
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    # Forced host devices exist only on the CPU platform: pin it, or JAX picks a GPU where there is one.
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
     done = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"devices": 4, "placed_on": 4, "equal": True}
