@@ -36,6 +36,7 @@ from negotiation_platform.cli.research import (
 )
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
+from negotiation_platform.cli.train import add_train_command, cmd_train
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
@@ -119,6 +120,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     add_store_commands(sub)
     add_study_commands(sub)
     add_new_game_command(sub)
+    add_train_command(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True, metavar="TRANSPORT")
@@ -395,6 +397,7 @@ COMMANDS: dict[str, Command] = {
     "export": cmd_export,
     "new-game": cmd_new_game,
     "study": cmd_study,
+    "train": cmd_train,
 }
 
 

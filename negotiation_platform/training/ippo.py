@@ -42,8 +42,9 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple[int, ...] = (64, 64)
-    reward_scale: float = 1.0
-    """Rewards are divided by this while learning (returns are reported unscaled)."""
+    reward_scale: float = 0.0
+    """Rewards are divided by this while learning (returns are reported unscaled); 0: the random
+    policy's mean return (at least 1), so returns are about ±1 whatever the game's units."""
 
     @property
     def num_updates(self) -> int:
@@ -138,6 +139,7 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
     network = ActorCritic(env.action_space(env.agents[0]).n, tuple(config.hidden))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     actors = env.num_agents * config.num_envs
+    scale = config.reward_scale if config.reward_scale > 0 else 1.0
 
     def collect(carry: tuple[Any, Rollout], key: jax.Array) -> tuple[tuple[Any, Rollout], Transition]:
         params, rollout = carry
@@ -148,7 +150,7 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
         log_prob = jnp.take_along_axis(log_probs(logits), codes[..., None], axis=-1)[..., 0]
         following, reward, done = env_step(env, rollout, codes, step_key)
         done = jnp.broadcast_to(done[None, :], reward.shape)
-        step = Transition(rollout.obs, avail, codes, log_prob, value, reward / config.reward_scale, done)
+        step = Transition(rollout.obs, avail, codes, log_prob, value, reward / scale, done)
         return (params, following), step
 
     def advantages(batch: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
