@@ -58,3 +58,14 @@ def test_a_policy_refuses_another_game_and_a_missing_directory(
     assert other.returncode == 2 and "This policy plays trust_and_split, not 'no_press'" in one_line(other)
     missing = cli("play", GAME, "--agents", f"policy:{tmp_path}", "--seed", "1")
     assert missing.returncode == 2 and "holds no trained policy" in one_line(missing)
+
+
+def test_a_served_arena_refuses_a_policy_a_client_names(trained: tuple[Path, dict[str, object]]) -> None:
+    from negotiation_platform.agents.catalog import make_agent
+    from negotiation_platform.arena.allowlist import AllowList
+    from negotiation_platform.errors import NegotiationError
+    from negotiation_platform.registry import Registry
+
+    with pytest.raises(NegotiationError) as refused:
+        make_agent(Registry(), f"policy:{trained[0]}", 0, allow=AllowList.of(["http://127.0.0.1:9/"]))
+    assert refused.value.code == "forbidden"

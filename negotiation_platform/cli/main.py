@@ -72,8 +72,8 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         nargs="+",
         default=["concession"],
         help="one per seat (with --human: per seat after yours), the last repeats: a built-in name, llm:MODEL or "
-        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a "
-        "remote A2A agent",
+        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), a2a:URL for a "
+        "remote A2A agent, or policy:DIR for a policy trained by `train`",
     )
     play.add_argument("--seed", type=int, default=None, help="the match seed (random when left out)")
     play.add_argument("--config", type=json_object, default=None, help="config as a JSON object")

@@ -9,8 +9,10 @@ generator seeded by the agent's seed, so a match replays exactly.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import numpy as np
@@ -18,33 +20,44 @@ import numpy as np
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.action_codes import with_placeholder
-from negotiation_platform.kernels.marl import flat_features
+from negotiation_platform.kernels.marl import MarlEnv, flat_features
 from negotiation_platform.training.artifacts import load_policy
 from negotiation_platform.training.network import forward
 
 PASS = "pass"
 
 
+class Compiled(NamedTuple):
+    env: MarlEnv
+    logits: Callable[[dict[str, np.ndarray]], jax.Array]
+    """Masked logits [1, n] of one seat's observation rows (leading axis of 1), as in training."""
+    decode: Callable[[int], jax.Array]
+
+
+@functools.lru_cache(maxsize=8)
+def compiled(directory: Path) -> Compiled:
+    """A trained policy loaded and jitted once per process (a tournament makes an agent per match)."""
+    trained = load_policy(directory)
+    env, network, params = trained.env, trained.network, trained.params
+    if not hasattr(env.kernel, "table_observation"):
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"A {env.name} policy cannot sit at a table: its kernel has no table_observation.",
+        )
+
+    def logits(rows: dict[str, jax.Array]) -> jax.Array:
+        avail = with_placeholder(env.codes.mask(rows["legal_action_mask"], env.params))
+        return forward(network, params, flat_features(rows), avail)[0]
+
+    return Compiled(env, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
+
+
 class TablePolicy:
     def __init__(self, directory: Path, seed: int) -> None:
-        trained = load_policy(directory)
-        self.env = trained.env
-        self.kernel: Any = trained.env.kernel
-        if not hasattr(self.kernel, "table_observation"):
-            raise NegotiationError(
-                ErrorCode.INVALID_ARGUMENT,
-                f"A {self.env.name} policy cannot sit at a table: its kernel has no table_observation.",
-            )
-        network, params, env = trained.network, trained.params, trained.env
-
-        def logits(rows: dict[str, jax.Array]) -> jax.Array:
-            """Masked logits [1, n] of one seat's observation rows (leading axis of 1), as in training."""
-            avail = with_placeholder(env.codes.mask(rows["legal_action_mask"], env.params))
-            return forward(network, params, flat_features(rows), avail)[0]
-
-        self._logits = jax.jit(logits)
+        self._compiled = compiled(directory.resolve())
+        self.env = self._compiled.env
+        self.kernel: Any = self.env.kernel
         self._rng = np.random.default_rng(seed)
-        self._decode = jax.jit(lambda code: env.codes.decode(code[None], env.params)[0])
 
     def decide(self, turn: dict[str, Any]) -> Decision:
         if turn.get("game_id") != self.env.name:
@@ -58,9 +71,9 @@ class TablePolicy:
         if observation is None:
             return Decision(action=PASS) if PASS in allowed else Decision()
         rows = {name: np.asarray(value)[None] for name, value in observation.items()}
-        logits = np.asarray(self._logits(rows)[0], np.float64)
+        logits = np.asarray(self._compiled.logits(rows)[0], np.float64)
         probabilities = np.exp(logits - logits.max())
         code = int(self._rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
-        action = np.asarray(self._decode(code))
+        action = np.asarray(self._compiled.decode(code))
         name, payload = self.kernel.table_action(action, turn)
         return Decision(action=name, payload=payload)
