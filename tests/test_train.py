@@ -11,7 +11,11 @@ import pytest
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
-from tests.test_cli_conventions import cli, one_line
+from negotiation_platform.agents.catalog import make_agent
+from negotiation_platform.arena.allowlist import AllowList
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.registry import Registry
+from tests.test_cli_conventions import cli
 
 GAME, CONFIG = "trust_and_split", '{"rounds": 4}'
 SHORT_RUN = ["--total-steps", "4096", "--num-envs", "32", "--num-steps", "8", "--hidden", "32", "--fast-compile"]
@@ -50,22 +54,15 @@ def test_a_policy_plays_a_whole_match_through_play(trained: tuple[Path, dict[str
     assert len(moves) == 8 and all(0 <= m["payload"]["coins"] <= 10 for m in moves)
 
 
-def test_a_policy_refuses_another_game_and_a_missing_directory(
+def test_a_policy_refuses_another_game_a_missing_directory_and_a_served_arena(
     trained: tuple[Path, dict[str, object]], tmp_path: Path
 ) -> None:
-    out, _ = trained
-    other = cli("play", "no_press", "--agents", f"policy:{out}", "--seed", "1")
-    assert other.returncode == 2 and "This policy plays trust_and_split, not 'no_press'" in one_line(other)
-    missing = cli("play", GAME, "--agents", f"policy:{tmp_path}", "--seed", "1")
-    assert missing.returncode == 2 and "holds no trained policy" in one_line(missing)
-
-
-def test_a_served_arena_refuses_a_policy_a_client_names(trained: tuple[Path, dict[str, object]]) -> None:
-    from negotiation_platform.agents.catalog import make_agent
-    from negotiation_platform.arena.allowlist import AllowList
-    from negotiation_platform.errors import NegotiationError
-    from negotiation_platform.registry import Registry
-
-    with pytest.raises(NegotiationError) as refused:
-        make_agent(Registry(), f"policy:{trained[0]}", 0, allow=AllowList.of(["http://127.0.0.1:9/"]))
-    assert refused.value.code == "forbidden"
+    registry = Registry()
+    agent = make_agent(registry, f"policy:{trained[0]}", 0)
+    with pytest.raises(NegotiationError, match="This policy plays trust_and_split, not 'no_press'") as other:
+        agent.decide({"game_id": "no_press", "your_turn": True, "allowed_actions": [{"name": "split"}]})
+    with pytest.raises(NegotiationError, match="holds no trained policy") as missing:
+        make_agent(registry, f"policy:{tmp_path}", 0)
+    with pytest.raises(NegotiationError) as served:
+        make_agent(registry, f"policy:{trained[0]}", 0, allow=AllowList.of(["http://127.0.0.1:9/"]))
+    assert (other.value.code, missing.value.code, served.value.code) == ("invalid_argument",) * 2 + ("forbidden",)
