@@ -19,6 +19,7 @@ from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.analysis import pareto_mask  # noqa: E402
 from negotiation_platform.kernels.rollout import reset_batch  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
+from tests.table_turns import seat_turn  # noqa: E402
 
 REGISTRY = Registry()
 PLAYERS = ["a", "b"]
@@ -104,11 +105,6 @@ def test_table_observation_is_the_kernels_own(game_id: str) -> None:
                 )
         claims = [list(match.game.game_data["rounds"][number]["claims"][p].values()) for p in PLAYERS]
         state = env.step(jax.random.key(0), state, jnp.array(claims, jnp.int32), params).state
-
-
-def seat_turn(match: Match, player: str) -> dict[str, object]:
-    """The parts of a seat's turn state (arena.answers) that a table observation reads."""
-    return {"agent_id": player, "players": PLAYERS, "view": match.game.get_player_view(player)}
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
