@@ -24,6 +24,7 @@ def add_train_command(sub: Any) -> None:
     train.add_argument("--num-envs", type=int, default=64, help="matches stepped together")
     train.add_argument("--num-steps", type=int, default=16, help="env-steps per match between updates")
     train.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate")
+    train.add_argument("--ent-coef", type=float, default=0.01, help="weight of the entropy bonus (exploration)")
     train.add_argument("--hidden", type=int, nargs="+", default=[64, 64], help="widths of the network's layers")
     train.add_argument("--seed", type=int, default=0, help="seed of the run (same seed, same run on one device)")
     train.add_argument("--config", type=json_object, default=None, help="game config as a JSON object")
@@ -66,6 +67,7 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         num_envs=args.num_envs,
         num_steps=args.num_steps,
         lr=args.lr,
+        ent_coef=args.ent_coef,
         hidden=tuple(args.hidden),
     )
     out = args.out or Path("runs") / args.game

@@ -92,7 +92,10 @@ def plot_curve(out: Path, summary: dict[str, Any], steps_per_update: int, curve:
     except ImportError:
         return None
     figure, axes = plt.subplots(figsize=(6, 3.6))
-    axes.plot([(i + 1) * steps_per_update for i in range(len(curve))], curve, label="IPPO (training policy)")
+    points = [((i + 1) * steps_per_update, value) for i, value in enumerate(curve) if not math.isnan(value)]
+    axes.plot(
+        [x for x, _ in points], [y for _, y in points], label="IPPO (training policy)"
+    )  # updates where episodes ended
     axes.axhline(summary["random_return"], color="grey", linestyle="--", label="random")
     if summary.get("scripted_return") is not None:
         axes.axhline(
