@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 class PolicyAgent:
+    """A policy trained by `negotiation-platform train`, as policy:DIR (the `rl` extra)."""
+
     reads_prompt = False
     needs_target = True
     checks_urls = True
