@@ -15,12 +15,16 @@ rollout at each batch), and each ratio is the median of the rounds' ratios, so b
 ratio are measured under the same load on a shared machine.
 
     python benchmarks/kernels.py [--games split_100 company_car …] [--engine-seconds 2] [--batches 1 64 4096]
-                                 [--rounds 5]
+                                 [--rounds 5] [--device cpu|gpu]
+
+With `jaxmarl` installed (the `rl` extra) it then prints AdaSociety and two coin games beside
+JaxMARL's Overcooked and coin_game at the batches of 4,096 and more (`jaxmarl_side_by_side.py`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import statistics
 import time
@@ -139,10 +143,16 @@ def main() -> None:
     parser.add_argument("--engine-seconds", type=float, default=2.0, help="engine time per game, over all rounds")
     parser.add_argument("--batches", type=int, nargs="*", default=list(BATCHES))
     parser.add_argument("--rounds", type=int, default=5, help="interleaved engine/kernel rounds per game")
+    parser.add_argument("--device", choices=["cpu", "gpu"], default=None, help="where kernels run (default: JAX's)")
     args = parser.parse_args()
-    print(f"devices: {jax.devices()}")
-    for game_id in args.games:
-        compare(registry, game_id, args.batches, args.engine_seconds, args.rounds)
+    with jax.default_device(jax.devices(args.device)[0] if args.device else None):
+        print(f"devices: {jax.devices(args.device)}")
+        for game_id in args.games:
+            compare(registry, game_id, args.batches, args.engine_seconds, args.rounds)
+        if importlib.util.find_spec("jaxmarl") is not None:
+            from jaxmarl_side_by_side import side_by_side
+
+            side_by_side([batch for batch in args.batches if batch >= 4096] or [4096])
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from negotiation_platform.kernels.outcomes import (  # noqa: E402
 from negotiation_platform.kernels.rollout import reset_batch, rollout  # noqa: E402
 from negotiation_platform.kernels.utilities import auction_utilities  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
+from tests.table_turns import seat_turn  # noqa: E402
 
 REGISTRY = Registry()
 PLAYERS = ["a", "b"]
@@ -70,6 +71,27 @@ def test_split_100_kernel_matches_the_engine(seed, choices, rounds, discount) ->
         assert match.result is not None
         scores = [match.result.final_scores[p] for p in PLAYERS]
         assert np.allclose(np.asarray(out.info["payoffs"]), scores, rtol=1e-6)
+
+
+def test_split_100_table_observation_is_the_kernels_own() -> None:
+    """What a trained policy at the table sees (its observation rebuilt from its turn state) is what the
+    kernel shows that seat in the same state, before every move of a match; its moves map back exactly."""
+    match = Match(Split100Game, PLAYERS, config={"rounds": 3}, seed=0)
+    env, params = kernel_for(REGISTRY, "split_100", {"rounds": 3})
+    state, step, observe = env.init_state(params), jitted_step(env), jax.jit(env.observe)
+    for name, mine in [("propose", 60), ("propose", 45), ("propose", 55), ("walk_away", 0)]:
+        own = observe(state, params)
+        for seat, player in enumerate(PLAYERS):
+            rebuilt = env.table_observation(seat_turn(match, player))
+            assert list(rebuilt) == list(own)
+            for field, value in rebuilt.items():
+                np.testing.assert_allclose(value, np.asarray(own[field][seat]), err_msg=field)
+        code = {"propose": mine, "accept": 101, "walk_away": 102}[name]
+        payload = {"mine": mine} if name == "propose" else {}
+        assert env.table_action(np.int32(code), seat_turn(match, match.acting()[0])) == (name, payload)
+        match.submit(match.acting()[0], name, payload)
+        state = step(jax.random.key(0), state, jnp.array([code, code], jnp.int32), params).state
+    assert match.finished and bool(state.done)
 
 
 def car_draws(match: Match, rounds: int) -> CarDraws:
@@ -186,7 +208,8 @@ print(json.dumps({
 
 
 def test_batches_shard_over_four_cpu_devices() -> None:
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    # Forced host devices exist only on the CPU platform: pin it, or JAX picks a GPU where there is one.
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
     done = subprocess.run([sys.executable, "-c", SHARDED], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"devices": 4, "placed_on": 4, "equal": True}

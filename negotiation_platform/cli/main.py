@@ -37,6 +37,7 @@ from negotiation_platform.cli.research import (
 from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
+from negotiation_platform.cli.train import add_train_command, cmd_train
 from negotiation_platform.cli.transcript import print_outcome, print_transcript
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import add_log_arguments, configure_logging
@@ -73,8 +74,8 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         nargs="+",
         default=["concession"],
         help="one per seat (with --human: per seat after yours), the last repeats: a built-in name, llm:MODEL or "
-        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), or a2a:URL for a "
-        "remote A2A agent",
+        "mcp-llm:MODEL (an LLM, directly or as an MCP client; OPENAI_BASE_URL picks the endpoint), a2a:URL for a "
+        "remote A2A agent, or policy:DIR for a policy trained by `train`",
     )
     play.add_argument("--seed", type=int, default=None, help="the match seed (random when left out)")
     play.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
@@ -120,6 +121,7 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     add_store_commands(sub)
     add_study_commands(sub)
     add_new_game_command(sub)
+    add_train_command(sub)
 
     serve = sub.add_parser("serve", help="serve the arena over an installed transport")
     transports = serve.add_subparsers(dest="serve_transport", required=True, metavar="TRANSPORT")
@@ -390,6 +392,7 @@ COMMANDS: dict[str, Command] = {
     "export": cmd_export,
     "new-game": cmd_new_game,
     "study": cmd_study,
+    "train": cmd_train,
 }
 
 

@@ -27,7 +27,9 @@ def add_research_commands(sub: Any) -> None:
     """Add `tournament` and `report` to the CLI's subcommands."""
     tournament = sub.add_parser("tournament", help="play every agent against every other over seats and seeds")
     tournament.add_argument("--games", nargs="+", required=True, help="game ids, as `games` lists them")
-    tournament.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. concession or llm:MODEL")
+    tournament.add_argument(
+        "--agents", nargs="+", required=True, help="agent specs, e.g. concession, llm:MODEL or policy:DIR"
+    )
     tournament.add_argument("--seeds", type=int, default=1, help="matches per line-up (seeds 0..N-1)")
     tournament.add_argument("--swap-roles", action="store_true", help="every agent plays every seat")
     tournament.add_argument("--workers", type=int, default=1, help="processes for scripted matches; remote concurrency")

@@ -8,10 +8,12 @@ pass if played anyway. Rewards arrive when the match ends.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
@@ -99,6 +101,25 @@ class Split100Env:
             axis=-1,
         )
         return {"features": features, "legal_action_mask": self.action_mask(state)}
+
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table."""
+        view, moving = turn["view"], bool(turn.get("your_turn"))
+        offer = view["standing_offer"]
+        by_me = offer is not None and offer["by"] == turn["agent_id"]
+        by_other = offer is not None and not by_me
+        standing = offer["mine"] / self.total if offer is not None else 0.0
+        features = np.array([view["round"] / view["rounds"], moving, by_me, by_other, standing], np.float32)
+        codes = np.arange(self.total + 3)
+        legal = (codes <= self.total) | (codes == self.total + 2) | ((codes == self.total + 1) & by_other)
+        return {"features": features, "legal_action_mask": legal & moving}
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of a code: propose to keep it, accept, or walk away."""
+        code = int(action)
+        if code <= self.total:
+            return "propose", {"mine": code}
+        return ("accept", {}) if code == self.total + 1 else ("walk_away", {})
 
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
         actor = state.turn % 2

@@ -9,6 +9,7 @@ the engine's own draws.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
@@ -18,6 +19,8 @@ import numpy as np
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+
+SPLIT = "split"
 
 HANDS = ("rock", "paper", "scissors")
 
@@ -132,6 +135,31 @@ class CoinEnv:
             "legal_action_mask": legal,
         }
 
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray] | None:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table (None when the
+        turn is not a split: the talk phase is not modelled)."""
+        view = turn["view"]
+        if view.get("phase") != SPLIT or view.get("stock") is None:
+            return None
+        stock = np.array(list(view["stock"].values()), np.float32)
+        features = np.concatenate(
+            [
+                [(view["round"] - 1) / self.rounds, float(view["starting_agent"] == turn["agent_id"])],
+                stock,
+                self.table_private(view, turn),
+            ]
+        ).astype(np.float32)
+        claims = np.arange(int(self.max_claim()) + 1)
+        return {"features": features, "max_claim": stock, "legal_action_mask": claims[None, :] <= stock[:, None]}
+
+    def table_private(self, view: Mapping[str, Any], turn: Mapping[str, Any]) -> np.ndarray:
+        """What `private` gives this seat, from its view."""
+        return np.array(list(view["your_values"].values()), np.float32)
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of a kernel action row (a claim per item, in the stock's order)."""
+        return SPLIT, {item: int(claim) for item, claim in zip(turn["view"]["stock"], action, strict=True)}
+
     def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
         r = jnp.minimum(state.round, self.rounds - 1)
         stock = state.draws.stock[r]
@@ -184,6 +212,10 @@ class TrustAndSplitEnv(CoinEnv):
     def private(self, state: State, r: jax.Array) -> jax.Array:
         return jax.nn.one_hot(state.draws.hands[r], 3)
 
+    def table_private(self, view: Mapping[str, Any], turn: Mapping[str, Any]) -> np.ndarray:
+        hand: np.ndarray = np.eye(3, dtype=np.float32)[HANDS.index(view["your_hand"])]
+        return hand
+
 
 class NoPressEnv(CoinEnv):
     game_id = "no_press"
@@ -197,6 +229,10 @@ class NoPressEnv(CoinEnv):
 
     def private(self, state: State, r: jax.Array) -> jax.Array:
         return jnp.broadcast_to(state.draws.values[r].reshape(1, 2), (2, 2))  # public values
+
+    def table_private(self, view: Mapping[str, Any], turn: Mapping[str, Any]) -> np.ndarray:
+        values = view["all_values"]
+        return np.array([next(iter(values[player].values())) for player in turn["players"]], np.float32)
 
 
 def dond_tables(config: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,0 +1,93 @@
+"""`negotiation-platform train GAME --algo ippo`: train a policy on a game's kernel and write DIR's files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from negotiation_platform.cli.parsing import json_object
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.registry import Registry
+
+
+def add_train_command(sub: Any) -> None:
+    train = sub.add_parser("train", help="train a policy for every seat on a game's JAX kernel (the `rl` extra)")
+    train.add_argument("game", help="a game with a JAX kernel")
+    train.add_argument(
+        "--algo", choices=["ippo"], default="ippo", help="independent PPO, one policy shared by all seats"
+    )
+    train.add_argument("--total-steps", type=int, default=200_000, help="env-steps over the whole run")
+    train.add_argument("--num-envs", type=int, default=64, help="matches stepped together")
+    train.add_argument("--num-steps", type=int, default=16, help="env-steps per match between updates")
+    train.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate")
+    train.add_argument("--ent-coef", type=float, default=0.01, help="weight of the entropy bonus (exploration)")
+    train.add_argument("--hidden", type=int, nargs="+", default=[64, 64], help="widths of the network's layers")
+    train.add_argument("--seed", type=int, default=0, help="seed of the run (same seed, same run on one device)")
+    train.add_argument("--config", type=json_object, default=None, help="game config as a JSON object")
+    train.add_argument("--out", type=Path, default=None, help="where to write the run's files (default: runs/GAME)")
+    train.add_argument(
+        "--scripted", default="concession", help="the scripted agent measured in every seat as a baseline"
+    )
+    train.add_argument(
+        "--scripted-matches", type=int, default=50, help="engine matches for the scripted baseline (0: skip it)"
+    )
+    train.add_argument(
+        "--fast-compile",
+        action="store_true",
+        help="compile without XLA's optimizations: starts sooner, steps slower (short runs, tests)",
+    )
+    train.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+
+def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    try:
+        from negotiation_platform.kernels.marl import make
+        from negotiation_platform.training.ippo import TrainConfig
+        from negotiation_platform.training.run import scripted_return, train
+    except ImportError as exc:
+        raise SystemExit(f"train needs the rl extra (pip install 'negotiation-platform[rl]'): {exc}") from None
+    if min(args.total_steps, args.num_envs, args.num_steps, *args.hidden) < 1:
+        raise SystemExit("--total-steps, --num-envs, --num-steps and --hidden must be positive")
+    config = args.config or {}
+    env = make(args.game, registry=registry, **config)
+    if env.num_agents * args.num_envs % TrainConfig.minibatches:
+        raise SystemExit(f"--num-envs × seats must split into {TrainConfig.minibatches} minibatches")
+    scripted = None
+    if args.scripted_matches > 0:
+        if args.scripted not in registry.agents():
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
+        value = scripted_return(registry, args.game, args.scripted, args.scripted_matches, config, args.seed)
+        scripted = (args.scripted, value)
+    train_config = TrainConfig(
+        total_steps=args.total_steps,
+        num_envs=args.num_envs,
+        num_steps=args.num_steps,
+        lr=args.lr,
+        ent_coef=args.ent_coef,
+        hidden=tuple(args.hidden),
+    )
+    out = args.out or Path("runs") / args.game
+    summary = train(
+        env, config, train_config, seed=args.seed, out=out, scripted=scripted, fast_compile=args.fast_compile
+    )
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+    else:
+        _print_summary(console, summary, out)
+    return 0
+
+
+def _print_summary(console: Console, summary: dict[str, Any], out: Path) -> None:
+    console.print(f"[bold]{summary['game']}[/] ippo, {summary['env_steps']:,} env-steps on {summary['device']}")
+    console.print(f"  random   {summary['random_return']:.3f}")
+    if summary["scripted_return"] is not None:
+        console.print(f"  {summary['scripted']:<8} {summary['scripted_return']:.3f} (engine matches)")
+    console.print(f"  trained  {summary['final_return']:.3f}")
+    console.print(
+        f"  {summary['env_steps_per_second']:,.0f} env-steps/s (compiling took {summary['compile_seconds']:.1f} s)"
+    )
+    console.print(f"  wrote {out}/curve.csv, summary.json, curve.png, policy.json, params.msgpack")

@@ -1,0 +1,134 @@
+"""Kernels as JaxMARL `MultiAgentEnv`s, so JaxMARL's wrappers and baselines run on them unchanged.
+
+JaxMARL's interface differs from the kernels' gymnax one: agents are named (`agent_0`, …), every
+per-agent value is a dict keyed by name, `step` resets a finished match itself, spaces are asked
+per agent, and a policy sees one flat observation vector and one Discrete action. `make` wraps a
+kernel that way: the observation is every field of the kernel's observation except its masks,
+flattened to float32 in field order; the action is a flat code (`action_codes`) decoded into the
+kernel's action; `get_avail_actions` is the kernel's legal mask over those codes. The kernel
+params are fixed at `make` time (JaxMARL's methods take none). `jaxmarl` itself is not imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from negotiation_platform.kernels import spaces
+from negotiation_platform.kernels.action_codes import DEFAULT_PRICE_LEVELS, Codes, codes_for, with_placeholder
+from negotiation_platform.kernels.env import Env
+from negotiation_platform.kernels.registry import make as make_kernel
+from negotiation_platform.registry import Registry
+
+MASK_FIELDS = ("legal_action_mask", "action_mask")
+"""Observation fields that are legal masks: served by `get_avail_actions`, not in the observation vector."""
+
+
+def flat_features(observation: dict[str, jax.Array]) -> jax.Array:
+    """f32[agents, D]: a kernel observation's non-mask fields, each flattened per agent, concatenated."""
+    parts = [
+        leaf.reshape(leaf.shape[0], -1).astype(jnp.float32)
+        for name, leaf in observation.items()
+        if name not in MASK_FIELDS
+    ]
+    return jnp.concatenate(parts, axis=1)
+
+
+class MarlEnv:
+    """A kernel under JaxMARL's `MultiAgentEnv` interface (see the module docstring)."""
+
+    def __init__(self, kernel: Env, params: Any, price_levels: int = DEFAULT_PRICE_LEVELS) -> None:
+        self.kernel = kernel
+        self.params = params
+        self.num_agents = kernel.num_agents
+        self.agents = [f"agent_{i}" for i in range(self.num_agents)]
+        self.codes: Codes = codes_for(kernel.action_space(params), price_levels)
+        features = jax.eval_shape(lambda key: flat_features(kernel.reset(key, params)[0]), jax.random.key(0))
+        self.obs_size = int(features.shape[1])
+        self.observation_spaces = {
+            agent: spaces.Box(-jnp.inf, jnp.inf, (self.obs_size,), jnp.float32) for agent in self.agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.codes.n) for agent in self.agents}
+
+    @property
+    def name(self) -> str:
+        return str(self.kernel.game_id)
+
+    @property
+    def agent_classes(self) -> dict[str, list[str]]:
+        return {"players": list(self.agents)}
+
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    def _per_agent(self, values: jax.Array) -> dict[str, jax.Array]:
+        return {agent: values[i] for i, agent in enumerate(self.agents)}
+
+    def get_obs(self, state: Any) -> dict[str, jax.Array]:
+        return self._per_agent(flat_features(self.kernel.observe(state, self.params)))
+
+    def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], Any]:
+        observation, state = self.kernel.reset(key, self.params)
+        return self._per_agent(flat_features(observation)), state
+
+    def stacked_avail_actions(self, state: Any) -> jax.Array:
+        """bool[agents, n]: each agent's legal codes (code 0 alone when it has none)."""
+        legal = self.kernel.observe(state, self.params)["legal_action_mask"]
+        return with_placeholder(self.codes.mask(legal, self.params))
+
+    def get_avail_actions(self, state: Any) -> dict[str, jax.Array]:
+        return self._per_agent(self.stacked_avail_actions(state))
+
+    def step_env(
+        self, key: jax.Array, state: Any, actions: dict[str, jax.Array]
+    ) -> tuple[dict[str, jax.Array], Any, dict[str, jax.Array], dict[str, jax.Array], dict[str, jax.Array]]:
+        """One kernel step, without the reset."""
+        codes = jnp.stack([jnp.asarray(actions[agent]).reshape(()) for agent in self.agents])
+        step = self.kernel.step(key, state, self.codes.decode(codes, self.params), self.params)
+        done = jnp.asarray(step.done, jnp.bool_)
+        dones = {agent: done for agent in self.agents} | {"__all__": done}
+        obs, rewards = self._per_agent(flat_features(step.obs)), self._per_agent(step.rewards)
+        return obs, step.state, rewards, dones, self._infos(step.info)
+
+    def step(
+        self, key: jax.Array, state: Any, actions: dict[str, jax.Array], reset_state: Any = None
+    ) -> tuple[dict[str, jax.Array], Any, dict[str, jax.Array], dict[str, jax.Array], dict[str, jax.Array]]:
+        """Step, then start a fresh match where this one ended (JaxMARL's auto-reset)."""
+        key, reset_key = jax.random.split(key)
+        obs, stepped, rewards, dones, infos = self.step_env(key, state, actions)
+        if reset_state is None:
+            fresh_obs, fresh = self.reset(reset_key)
+        else:
+            fresh, fresh_obs = reset_state, self.get_obs(reset_state)
+        ended = dones["__all__"]
+        state = jax.tree.map(lambda a, b: jax.lax.select(ended, a, b), fresh, stepped)
+        obs = jax.tree.map(lambda a, b: jax.lax.select(ended, a, b), fresh_obs, obs)
+        return obs, state, rewards, dones, infos
+
+    def _infos(self, info: dict[str, jax.Array]) -> dict[str, jax.Array]:
+        """Per-agent arrays only (JaxMARL's baselines reshape every info leaf to [actors]): a
+        per-match number is repeated for every agent, other shapes are left out."""
+        shaped = {}
+        for name, value in info.items():
+            value = jnp.asarray(value)
+            if value.shape == ():
+                shaped[name] = jnp.broadcast_to(value, (self.num_agents,))
+            elif value.shape == (self.num_agents,):
+                shaped[name] = value
+        return shaped
+
+
+def make(
+    game_id: str, *, registry: Registry | None = None, price_levels: int = DEFAULT_PRICE_LEVELS, **config: Any
+) -> MarlEnv:
+    """A JaxMARL-compatible environment for `game_id` under config overrides, e.g. `make("trust_and_split")`.
+
+    `price_levels` numbers the offers of a game whose action is a price (company_car).
+    """
+    kernel, params = make_kernel(game_id, registry=registry, **config)
+    return MarlEnv(kernel, params, price_levels)

@@ -1,0 +1,112 @@
+"""What a training run leaves in its directory, and reading a trained policy back.
+
+DIR/policy.json says which game, config and network the parameters belong to; DIR/params.msgpack
+holds them (flax's serialization); DIR/curve.csv is `env_steps,mean_return` per update;
+DIR/summary.json the run's figures; DIR/curve.png the learning curve against the baselines.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from flax import serialization
+
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.marl import MarlEnv, make
+from negotiation_platform.registry import Registry
+from negotiation_platform.training.network import ActorCritic
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """policy.json: enough to rebuild the environment and the network the parameters fit."""
+
+    game_id: str
+    config: dict[str, Any]
+    hidden: tuple[int, ...]
+    price_levels: int
+    obs_size: int
+    num_actions: int
+
+
+@dataclass(frozen=True)
+class TrainedPolicy:
+    env: MarlEnv
+    network: ActorCritic
+    params: Any
+
+
+def save_policy(out: Path, env: MarlEnv, config: dict[str, Any], hidden: tuple[int, ...], params: Any) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    price_levels = getattr(env.codes, "levels", 0)
+    meta = PolicyFile(env.name, config, hidden, price_levels, env.obs_size, env.action_space(env.agents[0]).n)
+    (out / "policy.json").write_text(json.dumps(meta.__dict__, indent=2, sort_keys=True) + "\n")
+    (out / "params.msgpack").write_bytes(serialization.to_bytes(params))
+
+
+def load_policy(directory: Path, registry: Registry | None = None) -> TrainedPolicy:
+    """The policy trained into `directory`; a missing or foreign directory is an invalid argument."""
+    try:
+        meta = PolicyFile(**json.loads((directory / "policy.json").read_text()))
+        raw = (directory / "params.msgpack").read_bytes()
+    except (OSError, ValueError, TypeError) as exc:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"{directory} holds no trained policy (policy.json, params.msgpack): {exc}"
+        ) from None
+    levels = {"price_levels": meta.price_levels} if meta.price_levels else {}
+    env = make(meta.game_id, registry=registry, **levels, **meta.config)
+    network = ActorCritic(meta.num_actions, tuple(meta.hidden))
+    template = network.init(
+        jax.random.key(0), jnp.zeros((1, meta.obs_size)), jnp.ones((1, meta.num_actions), jnp.bool_)
+    )
+    return TrainedPolicy(env, network, serialization.from_bytes(template, raw))
+
+
+def write_curve(out: Path, steps_per_update: int, curve: list[float]) -> None:
+    with (out / "curve.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["env_steps", "mean_return"])
+        for update, value in enumerate(curve, start=1):
+            writer.writerow([update * steps_per_update, "" if math.isnan(value) else f"{value:.6g}"])
+
+
+def write_summary(out: Path, summary: dict[str, Any]) -> None:
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+
+
+def plot_curve(out: Path, summary: dict[str, Any], steps_per_update: int, curve: list[float]) -> Path | None:
+    """DIR/curve.png: mean return per update with the random and scripted returns as lines (None
+    without matplotlib, the `report` extra)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    figure, axes = plt.subplots(figsize=(6, 3.6))
+    points = [((i + 1) * steps_per_update, value) for i, value in enumerate(curve) if not math.isnan(value)]
+    axes.plot(
+        [x for x, _ in points], [y for _, y in points], label="IPPO (training policy)"
+    )  # updates where episodes ended
+    axes.axhline(summary["random_return"], color="grey", linestyle="--", label="random")
+    if summary.get("scripted_return") is not None:
+        axes.axhline(
+            summary["scripted_return"], color="black", linestyle=":", label=f"scripted ({summary['scripted']})"
+        )
+    axes.set_xlabel("env-steps")
+    axes.set_ylabel("mean return per seat")
+    axes.set_title(summary["game"])
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    path = out / "curve.png"
+    figure.savefig(path, dpi=80)
+    plt.close(figure)
+    return path

@@ -1,0 +1,215 @@
+"""Independent PPO with one policy shared by every seat, PureJaxRL style: environment, network and
+update all run inside one jitted `lax.scan` over updates.
+
+Every seat of every match is an actor (a batch of `num_agents × num_envs`); each update collects
+`num_steps` env-steps from `num_envs` matches through the JaxMARL-compatible environment
+(`kernels.marl`, which resets finished matches itself), computes GAE advantages and takes
+`epochs × minibatches` clipped-PPO steps with optax. Illegal codes are masked out of the policy.
+The same rollout code measures the uniformly random policy, so the two returns compare like for like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from negotiation_platform.kernels.marl import MarlEnv
+from negotiation_platform.training.network import MASKED, ActorCritic, entropy, forward, log_probs
+
+Chooser = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
+"""`choose(key, obs [A, E, D], avail [A, E, n]) -> codes [A, E]`."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    total_steps: int = 200_000
+    """Env-steps (match steps, all seats together) over the whole run."""
+    num_envs: int = 64
+    num_steps: int = 16
+    """Env-steps each match takes per update."""
+    epochs: int = 4
+    minibatches: int = 4
+    lr: float = 3e-3
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple[int, ...] = (64, 64)
+    reward_scale: float = 0.0
+    """Rewards are divided by this while learning (returns are reported unscaled); 0: the random
+    policy's mean return (at least 1), so returns are about ±1 whatever the game's units."""
+
+    @property
+    def num_updates(self) -> int:
+        return max(1, self.total_steps // (self.num_envs * self.num_steps))
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.num_envs * self.num_steps
+
+
+class Transition(NamedTuple):
+    obs: jax.Array
+    avail: jax.Array
+    action: jax.Array
+    log_prob: jax.Array
+    value: jax.Array
+    reward: jax.Array
+    done: jax.Array
+
+
+class Rollout(NamedTuple):
+    """What a scan over env-steps carries: the matches, each seat's running return, the totals of the
+    episodes that ended (Σ of per-seat means, count)."""
+
+    state: Any
+    obs: jax.Array
+    running: jax.Array
+    ended_sum: jax.Array
+    ended_count: jax.Array
+
+
+def stack(env: MarlEnv, values: dict[str, jax.Array]) -> jax.Array:
+    """[A, E, ...] from JaxMARL's per-agent dict of [E, ...] arrays."""
+    return jnp.stack([values[agent] for agent in env.agents])
+
+
+def start(env: MarlEnv, key: jax.Array, num_envs: int) -> Rollout:
+    obs, state = jax.vmap(env.reset)(jax.random.split(key, num_envs))
+    zero = jnp.float32(0.0)
+    return Rollout(state, stack(env, obs), jnp.zeros((env.num_agents, num_envs)), zero, zero)
+
+
+def avail_of(env: MarlEnv, state: Any) -> jax.Array:
+    return jnp.swapaxes(jax.vmap(env.stacked_avail_actions)(state), 0, 1)
+
+
+def env_step(env: MarlEnv, rollout: Rollout, codes: jax.Array, key: jax.Array) -> tuple[Rollout, jax.Array, jax.Array]:
+    """Play `codes` [A, E] in every match; (next rollout, rewards [A, E], done [E])."""
+    num_envs = codes.shape[1]
+    actions = {agent: codes[i] for i, agent in enumerate(env.agents)}
+    obs, state, rewards, dones, _ = jax.vmap(env.step)(jax.random.split(key, num_envs), rollout.state, actions)
+    reward, done = stack(env, rewards), dones["__all__"]
+    running = rollout.running + reward
+    ended = jnp.where(done, running.mean(axis=0), 0.0).sum()
+    following = Rollout(
+        state,
+        stack(env, obs),
+        jnp.where(done[None, :], 0.0, running),
+        rollout.ended_sum + ended,
+        rollout.ended_count + done.sum(),
+    )
+    return following, reward, done
+
+
+def random_chooser(key: jax.Array, obs: jax.Array, avail: jax.Array) -> jax.Array:
+    return jax.random.categorical(key, jnp.where(avail, 0.0, MASKED), axis=-1)
+
+
+def policy_chooser(network: ActorCritic, params: Any) -> Chooser:
+    def choose(key: jax.Array, obs: jax.Array, avail: jax.Array) -> jax.Array:
+        logits, _ = forward(network, params, obs, avail)
+        return jax.random.categorical(key, logits, axis=-1)
+
+    return choose
+
+
+def mean_return(env: MarlEnv, choose: Chooser, key: jax.Array, num_envs: int, steps: int) -> jax.Array:
+    """Mean per-seat return of the episodes that end within `steps` env-steps of `num_envs` matches."""
+
+    def body(rollout: Rollout, key: jax.Array) -> tuple[Rollout, None]:
+        choose_key, step_key = jax.random.split(key)
+        codes = choose(choose_key, rollout.obs, avail_of(env, rollout.state))
+        return env_step(env, rollout, codes, step_key)[0], None
+
+    start_key, run_key = jax.random.split(key)
+    final, _ = jax.lax.scan(body, start(env, start_key, num_envs), jax.random.split(run_key, steps))
+    return final.ended_sum / jnp.maximum(final.ended_count, 1.0)
+
+
+def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable[[jax.Array], tuple[Any, jax.Array]]]:
+    """(network, train): `train(key)` returns (trained params, mean episode return per update)."""
+    network = ActorCritic(env.action_space(env.agents[0]).n, tuple(config.hidden))
+    optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
+    actors = env.num_agents * config.num_envs
+    scale = config.reward_scale if config.reward_scale > 0 else 1.0
+
+    def collect(carry: tuple[Any, Rollout], key: jax.Array) -> tuple[tuple[Any, Rollout], Transition]:
+        params, rollout = carry
+        choose_key, step_key = jax.random.split(key)
+        avail = avail_of(env, rollout.state)
+        logits, value = forward(network, params, rollout.obs, avail)
+        codes = jax.random.categorical(choose_key, logits, axis=-1)
+        log_prob = jnp.take_along_axis(log_probs(logits), codes[..., None], axis=-1)[..., 0]
+        following, reward, done = env_step(env, rollout, codes, step_key)
+        done = jnp.broadcast_to(done[None, :], reward.shape)
+        step = Transition(rollout.obs, avail, codes, log_prob, value, reward / scale, done)
+        return (params, following), step
+
+    def advantages(batch: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:
+        def back(carry: tuple[jax.Array, jax.Array], step: Transition) -> tuple[tuple[jax.Array, jax.Array], jax.Array]:
+            gae, next_value = carry
+            live = 1.0 - step.done
+            delta = step.reward + config.gamma * next_value * live - step.value
+            gae = delta + config.gamma * config.gae_lambda * live * gae
+            return (gae, step.value), gae
+
+        _, gaes = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), batch, reverse=True)
+        return gaes, gaes + batch.value
+
+    def loss(params: Any, batch: Transition, gae: jax.Array, target: jax.Array) -> jax.Array:
+        logits, value = forward(network, params, batch.obs, batch.avail)
+        log_prob = jnp.take_along_axis(log_probs(logits), batch.action[..., None], axis=-1)[..., 0]
+        clipped_value = batch.value + jnp.clip(value - batch.value, -config.clip, config.clip)
+        value_loss = 0.5 * jnp.maximum(jnp.square(value - target), jnp.square(clipped_value - target)).mean()
+        ratio = jnp.exp(log_prob - batch.log_prob)
+        gae = (gae - gae.mean()) / (gae.std() + 1e-8)
+        actor_loss = -jnp.minimum(ratio * gae, jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * gae).mean()
+        total: jax.Array = actor_loss + config.vf_coef * value_loss - config.ent_coef * entropy(logits).mean()
+        return total
+
+    def update(carry: tuple[Any, Any, Rollout], key: jax.Array) -> tuple[tuple[Any, Any, Rollout], jax.Array]:
+        params, opt_state, rollout = carry
+        collect_key, shuffle_key = jax.random.split(key)
+        before = rollout
+        (_, rollout), batch = jax.lax.scan(collect, (params, rollout), jax.random.split(collect_key, config.num_steps))
+        _, last_value = forward(network, params, rollout.obs, avail_of(env, rollout.state))
+        gae, target = advantages(batch, last_value)
+        flat = jax.tree.map(lambda x: x.reshape((config.num_steps, actors, *x.shape[3:])), (batch, gae, target))
+
+        def epoch(carry: tuple[Any, Any], key: jax.Array) -> tuple[tuple[Any, Any], None]:
+            order = jax.random.permutation(key, actors)
+            shuffled = jax.tree.map(lambda x: jnp.take(x, order, axis=1), flat)
+            minibatches = jax.tree.map(
+                lambda x: jnp.swapaxes(x.reshape((x.shape[0], config.minibatches, -1, *x.shape[2:])), 0, 1), shuffled
+            )
+
+            def minibatch(carry: tuple[Any, Any], part: tuple[Transition, jax.Array, jax.Array]) -> tuple[Any, None]:
+                params, opt_state = carry
+                grads = jax.grad(loss)(params, *part)
+                changes, opt_state = optimizer.update(grads, opt_state, params)
+                return (optax.apply_updates(params, changes), opt_state), None
+
+            return jax.lax.scan(minibatch, carry, minibatches)[0], None
+
+        (params, opt_state), _ = jax.lax.scan(epoch, (params, opt_state), jax.random.split(shuffle_key, config.epochs))
+        count = rollout.ended_count - before.ended_count
+        curve = jnp.where(count > 0, (rollout.ended_sum - before.ended_sum) / jnp.maximum(count, 1.0), jnp.nan)
+        return (params, opt_state, rollout), curve
+
+    def train(key: jax.Array) -> tuple[Any, jax.Array]:
+        init_key, env_key, run_key = jax.random.split(key, 3)
+        rollout = start(env, env_key, config.num_envs)
+        params = network.init(init_key, rollout.obs, avail_of(env, rollout.state))
+        carry = (params, optimizer.init(params), rollout)
+        (params, _, _), curve = jax.lax.scan(update, carry, jax.random.split(run_key, config.num_updates))
+        return params, curve
+
+    return network, train

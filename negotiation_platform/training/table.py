@@ -1,0 +1,79 @@
+"""A trained policy at an engine table: the kernel observation rebuilt from the seat's turn state.
+
+A game's kernel that can sit at a table defines `table_observation(turn)` (this seat's row of its
+`observe`, or None for a turn the kernel does not model, such as free talk) and
+`table_action(action, turn)` (the engine move of one kernel action row). The policy then runs
+exactly as in training: the same flat features, legal codes and network, sampling its code from a
+generator seeded by the agent's seed, so a match replays exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+from negotiation_platform.agents.base import Decision
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.action_codes import with_placeholder
+from negotiation_platform.kernels.marl import MarlEnv, flat_features
+from negotiation_platform.training.artifacts import load_policy
+from negotiation_platform.training.network import forward
+
+PASS = "pass"
+
+
+class Compiled(NamedTuple):
+    env: MarlEnv
+    logits: Callable[[dict[str, np.ndarray]], jax.Array]
+    """Masked logits [1, n] of one seat's observation rows (leading axis of 1), as in training."""
+    decode: Callable[[int], jax.Array]
+
+
+@functools.lru_cache(maxsize=8)
+def compiled(directory: Path) -> Compiled:
+    """A trained policy loaded and jitted once per process (a tournament makes an agent per match)."""
+    trained = load_policy(directory)
+    env, network, params = trained.env, trained.network, trained.params
+    if not hasattr(env.kernel, "table_observation"):
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"A {env.name} policy cannot sit at a table: its kernel has no table_observation.",
+        )
+
+    def logits(rows: dict[str, jax.Array]) -> jax.Array:
+        avail = with_placeholder(env.codes.mask(rows["legal_action_mask"], env.params))
+        return forward(network, params, flat_features(rows), avail)[0]
+
+    return Compiled(env, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
+
+
+class TablePolicy:
+    def __init__(self, directory: Path, seed: int) -> None:
+        self._compiled = compiled(directory.resolve())
+        self.env = self._compiled.env
+        self.kernel: Any = self.env.kernel
+        self._rng = np.random.default_rng(seed)
+
+    def decide(self, turn: dict[str, Any]) -> Decision:
+        if turn.get("game_id") != self.env.name:
+            raise NegotiationError(
+                ErrorCode.INVALID_ARGUMENT, f"This policy plays {self.env.name}, not {turn.get('game_id')!r}."
+            )
+        allowed = {action["name"] for action in turn.get("allowed_actions", [])}
+        if not turn.get("your_turn") or not allowed:
+            return Decision()
+        observation = self.kernel.table_observation(turn)
+        if observation is None:
+            return Decision(action=PASS) if PASS in allowed else Decision()
+        rows = {name: np.asarray(value)[None] for name, value in observation.items()}
+        logits = np.asarray(self._compiled.logits(rows)[0], np.float64)
+        probabilities = np.exp(logits - logits.max())
+        code = int(self._rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
+        action = np.asarray(self._compiled.decode(code))
+        name, payload = self.kernel.table_action(action, turn)
+        return Decision(action=name, payload=payload)
