@@ -12,8 +12,6 @@ from negotiation_platform.registry.hookspecs import hookimpl
 
 LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
 """Probed once: the registry asks for agents on every lookup, and the `llm` kind needs the `llm` extra."""
-RL_AVAILABLE = importlib.util.find_spec("flax") is not None and importlib.util.find_spec("jax") is not None
-"""The `policy` kind (a trained policy) needs the `rl` extra."""
 
 
 @hookimpl
@@ -23,8 +21,4 @@ def register_agents() -> dict[str, Any]:
         from negotiation_platform.agents.llm import LLMAgent
 
         agents["llm"] = LLMAgent
-    if RL_AVAILABLE:
-        from negotiation_platform.agents.policy import PolicyAgent
-
-        agents["policy"] = PolicyAgent
     return agents

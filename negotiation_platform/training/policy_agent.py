@@ -3,7 +3,8 @@
 It decides from the seat's turn state like any agent, so it plays in-process (`play`,
 `tournament`) and from a client over MCP or A2A (`play --via ...`). A served arena never loads
 one a client names: that would read files of the server's choosing from a caller's string. JAX and
-flax (the `rl` extra) are imported only when such an agent is made.
+flax (the `rl` extra) are imported only when such an agent is made. The kind is registered by the
+training package's own plugin (`training/plugin.py`), as training sits above the agents.
 """
 
 from __future__ import annotations
