@@ -29,6 +29,7 @@ _CODE = {kind: code for code, kind in enumerate(_KINDS)}
 _ROUND_STARTED = len(_KINDS)
 _PHASE_ENDED = _ROUND_STARTED + 1
 _MATCH_ENDED = _ROUND_STARTED + 2
+_PHASE_STARTED = _CODE[EventKind.PHASE_STARTED]
 _FIRST_ACTION = 32
 """Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
@@ -143,11 +144,11 @@ class EventLog(_Events):
         visible_to: tuple[str, ...] | None = None,
         *,
         default: str | None = None,
-    ) -> None:
+    ) -> int:
         """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
         order and its values are plain: then only the values are kept (a lone value as itself); else a copy
         of `payload`. Either way `payload` is not held. `default` flags a move the engine played for the
-        seat (`TIMED_OUT` or `FORFEITED`)."""
+        seat (`TIMED_OUT` or `FORFEITED`). Returns the log's new length (the event's sequence number)."""
         kind = (name, fields, default)
         code = self._action_codes.get(kind)
         if code is None:
@@ -155,25 +156,61 @@ class EventLog(_Events):
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
                 self._append(_CODE[EventKind.ACTION], actor, action_record(kind, plain_copy(payload)), visible_to)
-                return
+                return len(self._codes)
             self._action_kinds.append(kind)
             self._action_codes[kind] = code
-        self._append(code, actor, _stored_payload(payload, fields), visible_to)
+        if fields is None:
+            stored = plain_copy(payload)
+        elif len(fields) == 1:
+            stored = payload[fields[0]]
+        else:
+            stored = tuple(payload.values())
+        codes = self._codes
+        if visible_to is not None:
+            if self._visible is None:
+                self._visible = {}
+            self._visible[len(codes)] = visible_to
+        codes.append(code)
+        self._actors.append(self._players.index(actor))
+        self._data.append(stored)
+        return len(codes)
 
     def append_round_started(self, round_number: int) -> None:
-        self.enter(round_number, None)
-        self._append(_ROUND_STARTED, None, None, None)
+        """A round opens: its `round_started` event begins a stretch of `round_number` and no phase.
+        (`enter` and `_append` spelt out: the engine writes one every round.)"""
+        codes = self._codes
+        starts = self._frame_starts
+        if starts[-1] == len(codes):
+            self._frame_rounds[-1], self._frame_phases[-1] = round_number, None
+        else:
+            starts.append(len(codes))
+            self._frame_rounds.append(round_number)
+            self._frame_phases.append(None)
+        codes.append(_ROUND_STARTED)
+        self._actors.append(_NOBODY)
+        self._data.append(None)
 
     def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
-        self.enter(round_number, phase)
+        codes = self._codes
+        starts = self._frame_starts
+        if starts[-1] == len(codes):
+            self._frame_rounds[-1], self._frame_phases[-1] = round_number, phase
+        else:
+            starts.append(len(codes))
+            self._frame_rounds.append(round_number)
+            self._frame_phases.append(phase)
         kept = self._openings.get(phase)
         if kept != data:
             kept = self._openings[phase] = plain_copy(data)
-        self._append(_CODE[EventKind.PHASE_STARTED], None, kept, None)
+        codes.append(_PHASE_STARTED)
+        self._actors.append(_NOBODY)
+        self._data.append(kept)
 
     def append_phase_ended(self) -> None:
-        self._append(_PHASE_ENDED, None, None, None)
+        self._codes.append(_PHASE_ENDED)
+        self._actors.append(_NOBODY)
+        self._data.append(None)
 
     def append_match_ended(self, result: GameResult) -> None:
         self._append(_MATCH_ENDED, None, result, None)
@@ -318,18 +355,8 @@ class LogTail(_Events):
         return iter(self._log._span(self._start, self._stop))
 
 
-def _stored_payload(payload: dict[str, Any], fields: tuple[str, ...] | None) -> Any:
-    """What the log keeps of a payload: itself, or with `fields` (plain values) its one value or a tuple
-    of its values; `_read_payload` turns it back."""
-    if fields is None:
-        return plain_copy(payload)
-    if len(fields) == 1:
-        return payload[fields[0]]
-    return tuple(payload.values())
-
-
 def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]:
-    """A payload again, from what `_stored_payload` kept of it."""
+    """A payload again, from what `append_action` kept of it."""
     if fields is None:
         return stored  # type: ignore[no-any-return]
     if len(fields) == 1:
