@@ -175,6 +175,10 @@ class EventLog(_Events):
         self._data.append(stored)
         return len(codes)
 
+    def append_match_started(self, game_id: str) -> None:
+        """The first event: the players (the log's own list of them) and the game's id."""
+        self._append(_CODE[EventKind.MATCH_STARTED], None, {"players": list(self._players), "game": game_id}, None)
+
     def append_round_started(self, round_number: int) -> None:
         """A round opens: its `round_started` event begins a stretch of `round_number` and no phase.
         (`enter` and `_append` spelt out: the engine writes one every round.)"""

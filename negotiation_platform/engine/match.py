@@ -26,7 +26,7 @@ from negotiation_platform.engine.event_log import (
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.engine.plan import ActionPlan, PhasePlan, game_hooks, spec_plan
-from negotiation_platform.engine.seeding import GameRngMaker, draws_orders, logical_time, orders_rng
+from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMaker, logical_time, orders_rng
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
 from negotiation_platform.plain_data import plain_copy
@@ -60,10 +60,12 @@ class Match:
         spec = self.spec = game.spec
         self._plan = spec_plan(spec)
         self._hooks = game_hooks(type(game))
-        self._rng = orders_rng(seed) if draws_orders(spec) else None
+        self._rng = orders_rng(seed) if self._plan.draws_orders else None
         """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every
         match would keep its state (benchmarks/engine.py measures what a finished match holds)."""
-        self._game_orders = contract.game_orders(spec, self.players, game)
+        self._game_orders = (
+            contract.game_orders(spec, self.players, game) if self._hooks.orders or self._plan.game_orders else None
+        )
         """Asks and checks the game's own turn orders (None: the spec's start rule applies without asking)."""
         roles = spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
@@ -84,7 +86,7 @@ class Match:
         phase whose first seat never changes: see `_opening`."""
         self._phase_name: str | None = None
         contract.initialize(game, spec, self.players)
-        self.events.append(EventKind.MATCH_STARTED, None, {"players": self.players, "game": spec.id})
+        self.events.append_match_started(spec.id)
         self._start_round(1)
 
     # --- reading --------------------------------------------------------------------------
@@ -149,7 +151,10 @@ class Match:
         name = entry.name
         if entry.limit is not None and self._uses.get((player_id, name), 0) >= entry.limit:
             raise refusals.used_up(entry.spec)
-        data = entry.check(payload)
+        quick = entry.quick
+        data = quick(payload) if quick is not None and type(payload) is dict else None
+        if data is None:
+            data = entry.check(payload)
         game = self.game
         hooks = self._hooks
         reason = game.action_error(player_id, {"type": name, **data}) if hooks.refuses else None
@@ -313,7 +318,8 @@ class Match:
             self._uses[key] = self._uses.get(key, 0) + 1
         game = self.game
         # the payload is the game's own: the log and the sealed submissions keep copies of their own
-        game.process_action(PlayerAction(player, name, data, logical_time(seq), self.round))
+        stamp = TIMES[seq] if seq < SHARED_TIMES else float(seq)  # `logical_time(seq)`
+        game.process_action(PlayerAction(player, name, data, stamp, self.round))
         notices = game.drain_notices()
         if notices:
             self._log_notices(notices)
@@ -390,12 +396,11 @@ class Match:
         game = self.game
         if self._hooks.own_round:
             contract.begin_round(game, self.spec.id, number)
-        else:  # all BaseGame's begin_round does
+            self.events.append_round_started(number)
+            self._drain_notices()
+        else:  # all BaseGame's begin_round does, and it announces nothing
             game.current_round = number
-        self.events.append_round_started(number)
-        notices = game.drain_notices()
-        if notices:
-            self._log_notices(notices)
+            self.events.append_round_started(number)
         first = 0 if self._plan.every_round else self._next_phase(0)
         assert first is not None, "the spec guarantees a phase in every round"
         self._start_phase(first)

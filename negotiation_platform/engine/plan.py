@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_platform.engine.seeding import draws_orders
+from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.games.base_game import BaseGame
 from negotiation_platform.payloads import PayloadCheck, payload_check, stored_fields
 from negotiation_platform.spec import ActionSpec, GameSpec, MessagingPolicy, PhaseEnd, PhaseSpec, StartRule, TurnOrder
@@ -14,12 +16,15 @@ from negotiation_platform.spec import ActionSpec, GameSpec, MessagingPolicy, Pha
 class ActionPlan:
     """One action of a phase: its spec, its payload check and how the log stores its payload."""
 
-    __slots__ = ("check", "ends_turn", "fields", "limit", "name", "spec")
+    __slots__ = ("check", "ends_turn", "fields", "limit", "name", "quick", "spec")
 
     def __init__(self, spec: ActionSpec, phase: PhaseSpec) -> None:
         self.spec = spec
         self.name = spec.name
         self.check: PayloadCheck = payload_check(spec)
+        self.quick = flat_checker(spec.payload)
+        """`check`'s quick first step for a dict payload (None: there is none), asked in line by the match;
+        where it is unsure (None), `check` decides."""
         self.fields = stored_fields(spec.payload)
         self.limit = spec.max_per_player
         self.ends_turn = spec.ends_turn or phase.limits.actions_per_turn == 1
@@ -73,13 +78,18 @@ class PhasePlan:
 class SpecPlan:
     """A spec's phases as plans, and what holds for all of them."""
 
-    __slots__ = ("every_round", "phases", "spec")
+    __slots__ = ("draws_orders", "every_round", "game_orders", "phases", "spec")
 
     def __init__(self, spec: GameSpec) -> None:
         self.spec = spec
         self.phases = tuple(PhasePlan(p) for p in spec.phases)
         self.every_round = all(p.runs_in(1) and p.last_round is None for p in spec.phases)
         """Whether every phase runs in every round (else which ones do is asked per round)."""
+        self.draws_orders = draws_orders(spec)
+        self.game_orders = any(
+            p.turn_order is TurnOrder.ALTERNATING and p.start is StartRule.GAME_DECIDES for p in spec.phases
+        )
+        """Whether some phase leaves its turn order to the game (`contract.game_orders` asks or refuses)."""
 
 
 _MAX_PLANS = 1024
@@ -102,7 +112,7 @@ class GameHooks:
     """Which of BaseGame's hooks a game class replaces: a hook it keeps does nothing the engine does not
     already know (allows everything, announces nothing, sets the round), so the engine need not call it."""
 
-    __slots__ = ("ends_phases", "filters", "own_notices", "own_phase", "own_round", "refuses")
+    __slots__ = ("ends_phases", "filters", "orders", "own_phase", "own_round", "refuses")
 
     def __init__(self, game_cls: type[BaseGame[Any]]) -> None:
         def replaced(method: str) -> bool:
@@ -112,7 +122,7 @@ class GameHooks:
         """Whether the game has rules of its own to check an action against."""
         self.filters = replaced("available_actions")
         self.ends_phases = replaced("end_phase")
-        self.own_notices = replaced("drain_notices")
+        self.orders = replaced("phase_order")
         self.own_round = replaced("begin_round")
         self.own_phase = replaced("begin_phase")
 

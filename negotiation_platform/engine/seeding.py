@@ -7,23 +7,16 @@ import random
 
 from negotiation_platform.spec import FirstMover, GameSpec, StartRule, TurnOrder
 
-_SHARED_TIMES = 4096
-_times: tuple[float, ...] = ()
+SHARED_TIMES = 4096
+TIMES = tuple(map(float, range(SHARED_TIMES)))
+"""Entry i is float(i): the logical times of events below `SHARED_TIMES`, one object per value for all
+matches (a finished match keeps one per action in its game's `actions_history`, and a float is 24
+bytes)."""
 
 
 def logical_time(seq: int) -> float:
-    """`float(seq)`, one object per value for all matches (the first `_SHARED_TIMES`): a finished match
-    keeps one per action in its game's `actions_history`, and a float is 24 bytes.
-
-    The table grows by replacing it with a longer one, never in place, so matches in other threads
-    only ever read a complete table in which entry i is float(i)."""
-    global _times
-    times = _times
-    if seq >= len(times):
-        if seq >= _SHARED_TIMES:
-            return float(seq)
-        times = _times = times + tuple(map(float, range(len(times), min(2 * seq + 1, _SHARED_TIMES))))
-    return times[seq]
+    """`float(seq)`, shared from `TIMES` when it is there."""
+    return TIMES[seq] if seq < SHARED_TIMES else float(seq)
 
 
 class GameRngMaker:
