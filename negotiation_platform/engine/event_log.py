@@ -54,7 +54,13 @@ def played_by_default(data: dict[str, Any]) -> bool:
 
 _shared_kinds: dict[ActionKind, ActionKind] = {}
 """One tuple per action kind for all logs (each log would otherwise keep its own copies); the kinds
-come from games' specs, not from players, so there are few."""
+come from games' specs, not from players, so there are few. Never emptied: logs know kinds by id."""
+
+
+def action_kind(name: str, fields: tuple[str, ...] | None, default: str | None = None) -> ActionKind:
+    """The one shared tuple of this kind of action (see `ActionKind`)."""
+    kind = (name, fields, default)
+    return _shared_kinds.setdefault(kind, kind)
 
 
 class _Events(Sequence[Event]):
@@ -106,7 +112,8 @@ class EventLog(_Events):
         self._frame_phases: list[str | None] = [None]
         self._action_kinds: list[ActionKind] = []
         """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
-        self._action_codes: dict[ActionKind, int] = {}
+        self._action_codes: dict[int, int] = {}
+        """Codes by the id of their (shared, never freed) kind."""
         self._openings: dict[str, dict[str, Any]] = {}
         """Each phase's last `phase_started` data as kept: most rounds open a phase alike, and those
         events share one copy."""
@@ -149,16 +156,21 @@ class EventLog(_Events):
         order and its values are plain: then only the values are kept (a lone value as itself); else a copy
         of `payload`. Either way `payload` is not held. `default` flags a move the engine played for the
         seat (`TIMED_OUT` or `FORFEITED`). Returns the log's new length (the event's sequence number)."""
-        kind = (name, fields, default)
-        code = self._action_codes.get(kind)
+        return self.append_kind(actor, action_kind(name, fields, default), payload, visible_to)
+
+    def append_kind(
+        self, actor: str, kind: ActionKind, payload: dict[str, Any], visible_to: tuple[str, ...] | None = None
+    ) -> int:
+        """`append_action` with its kind as `action_kind` gives it (the engine keeps one per action)."""
+        code = self._action_codes.get(id(kind))
         if code is None:
-            kind = _shared_kinds.setdefault(kind, kind)
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
                 self._append(_CODE[EventKind.ACTION], actor, action_record(kind, plain_copy(payload)), visible_to)
                 return len(self._codes)
             self._action_kinds.append(kind)
-            self._action_codes[kind] = code
+            self._action_codes[id(kind)] = code
+        fields = kind[1]
         if fields is None:
             stored = plain_copy(payload)
         elif len(fields) == 1:
@@ -196,6 +208,23 @@ class EventLog(_Events):
 
     def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
+        kept = self._openings.get(phase)
+        if kept != data:
+            kept = self._openings[phase] = plain_copy(data)
+        self._open(round_number, phase, kept)
+
+    def append_opening(self, round_number: int, phase: str, turn_order: str, order: list[str] | None) -> None:
+        """`append_phase_started` with the engine's data, `{"phase", "turn_order", "order"}` (no order: not
+        alternating), made here only when it is not the phase's last."""
+        kept = self._openings.get(phase)
+        if kept is None or kept.get("order") != order or kept["turn_order"] != turn_order:
+            kept = {"phase": phase, "turn_order": turn_order}
+            if order is not None:
+                kept["order"] = list(order)
+            self._openings[phase] = kept
+        self._open(round_number, phase, kept)
+
+    def _open(self, round_number: int, phase: str, kept: dict[str, Any]) -> None:
         codes = self._codes
         starts = self._frame_starts
         if starts[-1] == len(codes):
@@ -204,9 +233,6 @@ class EventLog(_Events):
             starts.append(len(codes))
             self._frame_rounds.append(round_number)
             self._frame_phases.append(phase)
-        kept = self._openings.get(phase)
-        if kept != data:
-            kept = self._openings[phase] = plain_copy(data)
         codes.append(_PHASE_STARTED)
         self._actors.append(_NOBODY)
         self._data.append(kept)

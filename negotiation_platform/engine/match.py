@@ -20,6 +20,7 @@ from negotiation_platform.engine.event_log import (
     FORFEITED,
     TIMED_OUT,
     EventLog,
+    action_kind,
     action_record,
     played_by_default,
 )
@@ -30,7 +31,7 @@ from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMake
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
 from negotiation_platform.plain_data import plain_copy
-from negotiation_platform.spec import ActionSpec, FirstMover, PhaseSpec, StartRule, TurnOrder
+from negotiation_platform.spec import ActionSpec, FirstMover, PhaseSpec, StartRule
 
 __all__ = ["DEADLINE", "Clock", "Match", "logical_time"]
 
@@ -81,9 +82,9 @@ class Match:
         self._run: PhaseRun | None = None
         self._runs: dict[int, PhaseRun] = {}
         """Each phase's run, restarted every round the phase opens."""
-        self._openings: dict[int | tuple[int, int], tuple[list[str], dict[str, Any]]] = {}
-        """Turn order and `phase_started` data by (phase index, first seat), or by phase index for a
-        phase whose first seat never changes: see `_opening`."""
+        self._openings: dict[int | tuple[int, int], list[str]] = {}
+        """Turn orders by (phase index, first seat), or by phase index for a phase whose first seat never
+        changes: see `_opening`."""
         self._phase_name: str | None = None
         contract.initialize(game, spec, self.players)
         self.events.append_match_started(spec.id)
@@ -306,13 +307,12 @@ class Match:
         """Log and play an accepted action and count it against the turn; returns its event's number."""
         name = entry.name
         plan = run.plan
+        kind = entry.kind if default is None else action_kind(name, entry.fields, default)
         if plan.sealed:
-            fields = entry.fields
-            seq = self.events.append_action(player, name, data, fields, (player,), default=default)
-            record = action_record((name, fields, default), plain_copy(data))
-            run.submissions.setdefault(player, []).append(record)
+            seq = self.events.append_kind(player, kind, data, (player,))
+            run.submissions.setdefault(player, []).append(action_record(kind, plain_copy(data)))
         else:
-            seq = self.events.append_action(player, name, data, entry.fields, default=default)
+            seq = self.events.append_kind(player, kind, data)
         if entry.limit is not None:  # uses are counted only where they are limited
             key = (player, name)
             self._uses[key] = self._uses.get(key, 0) + 1
@@ -320,9 +320,8 @@ class Match:
         # the payload is the game's own: the log and the sealed submissions keep copies of their own
         stamp = TIMES[seq] if seq < SHARED_TIMES else float(seq)  # `logical_time(seq)`
         game.process_action(PlayerAction(player, name, data, stamp, self.round))
-        notices = game.drain_notices()
-        if notices:
-            self._log_notices(notices)
+        if self._hooks.own_notices or game._notices:  # BaseGame's drain_notices gives what notify() kept
+            self._drain_notices()
         if not entry.ends_turn:
             taken = run.actions_in_turn[player] = run.actions_in_turn.get(player, 0) + 1
             if taken < plan.actions_per_turn:
@@ -421,11 +420,11 @@ class Match:
         orders = self._game_orders
         given = orders.order(self.game, plan.phase, self.round) if orders is not None else None
         if given is not None:
-            order, opening = given, self._opening_data(plan.phase, given)
+            order = given
         elif plan.steady and index in self._openings:  # the one order this phase ever has
-            order, opening = self._openings[index]
+            order = self._openings[index]
         else:
-            order, opening = self._opening(index, plan)
+            order = self._opening(index, plan)
         run = self._runs.get(index)
         if run is None:
             run = self._runs[index] = PhaseRun(plan, self.players, order)
@@ -440,36 +439,26 @@ class Match:
             contract.begin_phase(game, self.spec.id, name)
         else:  # all BaseGame's begin_phase does
             game.current_phase = name
-        self.events.append_phase_started(self.round, name, opening)
+        self.events.append_opening(self.round, name, plan.turn_order, order if plan.alternating else None)
 
-    def _opening(self, index: int, plan: PhasePlan) -> tuple[list[str], dict[str, Any]]:
-        """The engine's turn order for the phase this round and the data of its `phase_started` event.
+    def _opening(self, index: int, plan: PhasePlan) -> list[str]:
+        """The engine's turn order for the phase this round.
 
-        Both are the same every round with the same first seat, so they are made once per first seat
-        (kept under the phase's index alone for a phase whose first seat never changes) and shared by
-        the log's events (which are never changed once written); a shuffled order is drawn anew every
-        round.
+        It is the same every round with the same first seat, so it is made once per first seat (kept
+        under the phase's index alone for a phase whose first seat never changes); a shuffled order is
+        drawn anew every round.
         """
         phase = plan.phase
         alternating = plan.alternating
         if alternating and phase.start is StartRule.SHUFFLED:
             assert self._rng is not None
-            order = self._rng.sample(self.players, len(self.players))
-            return order, self._opening_data(phase, order)
+            return self._rng.sample(self.players, len(self.players))
         offset = self._order_offset(phase) if alternating else 0
         key: int | tuple[int, int] = index if plan.steady else (index, offset)
-        cached = self._openings.get(key)
-        if cached is None:
-            order = self.players[offset:] + self.players[:offset]
-            cached = self._openings[key] = (order, self._opening_data(phase, order))
-        return cached
-
-    @staticmethod
-    def _opening_data(phase: PhaseSpec, order: list[str]) -> dict[str, Any]:
-        data: dict[str, Any] = {"phase": phase.name, "turn_order": phase.turn_order.value}
-        if phase.turn_order is TurnOrder.ALTERNATING:
-            data["order"] = order
-        return data
+        order = self._openings.get(key)
+        if order is None:
+            order = self._openings[key] = self.players[offset:] + self.players[:offset]
+        return order
 
     def _order_offset(self, phase: PhaseSpec) -> int:
         """Which seat opens an alternating, unshuffled phase this round."""

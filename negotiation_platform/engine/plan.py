@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_platform.engine.event_log import action_kind
 from negotiation_platform.engine.seeding import draws_orders
 from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.games.base_game import BaseGame
@@ -16,7 +17,7 @@ from negotiation_platform.spec import ActionSpec, GameSpec, MessagingPolicy, Pha
 class ActionPlan:
     """One action of a phase: its spec, its payload check and how the log stores its payload."""
 
-    __slots__ = ("check", "ends_turn", "fields", "limit", "name", "quick", "spec")
+    __slots__ = ("check", "ends_turn", "fields", "kind", "limit", "name", "quick", "spec")
 
     def __init__(self, spec: ActionSpec, phase: PhaseSpec) -> None:
         self.spec = spec
@@ -26,6 +27,8 @@ class ActionPlan:
         """`check`'s quick first step for a dict payload (None: there is none), asked in line by the match;
         where it is unsure (None), `check` decides."""
         self.fields = stored_fields(spec.payload)
+        self.kind = action_kind(self.name, self.fields)
+        """How the log records the action when a player takes it."""
         self.limit = spec.max_per_player
         self.ends_turn = spec.ends_turn or phase.limits.actions_per_turn == 1
         """Whether taking it ends the turn at once (itself, or a one-action turn)."""
@@ -48,6 +51,7 @@ class PhasePlan:
         "steady",
         "stop_on_quota",
         "turn_clock",
+        "turn_order",
         "turns",
     )
 
@@ -56,6 +60,7 @@ class PhasePlan:
         self.name = phase.name
         self.actions = {n: ActionPlan(a, phase) for a in phase.actions for n in (a.name, *a.aliases)}
         """The phase's actions by name and by alias (unique in a phase)."""
+        self.turn_order = phase.turn_order.value
         self.alternating = phase.turn_order is TurnOrder.ALTERNATING
         self.sealed = phase.turn_order is TurnOrder.SIMULTANEOUS
         self.reveals = self.sealed and phase.reveal_actions
@@ -112,7 +117,7 @@ class GameHooks:
     """Which of BaseGame's hooks a game class replaces: a hook it keeps does nothing the engine does not
     already know (allows everything, announces nothing, sets the round), so the engine need not call it."""
 
-    __slots__ = ("ends_phases", "filters", "orders", "own_phase", "own_round", "refuses")
+    __slots__ = ("ends_phases", "filters", "orders", "own_notices", "own_phase", "own_round", "refuses")
 
     def __init__(self, game_cls: type[BaseGame[Any]]) -> None:
         def replaced(method: str) -> bool:
@@ -123,6 +128,7 @@ class GameHooks:
         self.filters = replaced("available_actions")
         self.ends_phases = replaced("end_phase")
         self.orders = replaced("phase_order")
+        self.own_notices = replaced("drain_notices")
         self.own_round = replaced("begin_round")
         self.own_phase = replaced("begin_phase")
 
