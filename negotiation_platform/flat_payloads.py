@@ -89,7 +89,33 @@ def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
             out[name] = value
         return out
 
+    if len(fields) == 1 and fields[0][1] is int and all(_finite(limit) for limit, _ in (*fields[0][3], *fields[0][4])):
+        return _one_int(fields[0], check)
     return check
+
+
+def _finite(limit: Any) -> bool:
+    return type(limit) is int or (type(limit) is float and math.isfinite(limit))
+
+
+def _one_int(field: Field, check: FlatChecker) -> FlatChecker:
+    """`check` for a model of one int field, answering its usual payload, that one field given in
+    range, by one comparison: the field's bounds and the safe integers are one interval of ints."""
+    name, _, _, lows, highs = field
+    low, high = -_SAFE_INT + 1, _SAFE_INT - 1
+    for limit, strict in lows:
+        low = max(low, math.floor(limit) + 1 if strict else math.ceil(limit))
+    for limit, strict in highs:
+        high = min(high, math.ceil(limit) - 1 if strict else math.floor(limit))
+
+    def check_one(data: dict[str, Any]) -> dict[str, Any] | None:
+        if len(data) == 1:
+            value = data.get(name)
+            if type(value) is int and low <= value <= high:
+                return {name: value}
+        return check(data)
+
+    return check_one
 
 
 def _plain_fields(model: type[BaseModel]) -> list[Field] | None:
