@@ -102,12 +102,14 @@ class Match:
 
     def acting(self) -> list[str]:
         """Who may act now."""
-        return self._run.acting() if self._run is not None and not self.finished else []
+        run = self._run
+        return list(run.acting_now) if run is not None and self.result is None else []
 
     @property
     def deadline(self) -> float | None:
         """When the current turn (or phase) times out, on the injected clock."""
-        return self._run.deadline if self._run is not None and not self.finished else None
+        run = self._run
+        return run.deadline if run is not None and self.result is None else None
 
     def events_for(self, player_id: str | None, since: int = 0) -> list[Event]:
         """Events after sequence number `since` that `player_id` may see (None: all of them)."""
