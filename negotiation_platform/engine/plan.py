@@ -115,7 +115,9 @@ def spec_plan(spec: GameSpec) -> SpecPlan:
 
 class GameHooks:
     """Which of BaseGame's hooks a game class replaces: a hook it keeps does nothing the engine does not
-    already know (allows everything, announces nothing, sets the round), so the engine need not call it."""
+    already know (allows everything, announces nothing, sets the round), so the engine need not call it.
+    Read for each match, not kept per class: a class patched meanwhile (a test's monkeypatch) is read
+    as it is now."""
 
     __slots__ = ("ends_phases", "filters", "orders", "own_notices", "own_phase", "own_round", "refuses")
 
@@ -131,15 +133,3 @@ class GameHooks:
         self.own_notices = replaced("drain_notices")
         self.own_round = replaced("begin_round")
         self.own_phase = replaced("begin_phase")
-
-
-_hooks: dict[type[Any], GameHooks] = {}
-
-
-def game_hooks(game_cls: type[BaseGame[Any]]) -> GameHooks:
-    hooks = _hooks.get(game_cls)
-    if hooks is None:
-        if len(_hooks) >= _MAX_PLANS:
-            _hooks.clear()
-        hooks = _hooks[game_cls] = GameHooks(game_cls)
-    return hooks
