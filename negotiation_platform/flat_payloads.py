@@ -11,7 +11,6 @@ never refuses anything itself, so it can only be as strict as pydantic, never di
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -21,15 +20,16 @@ from pydantic_core import PydanticUndefined
 
 FlatChecker = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 
-_BOUNDS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
-    Ge: ("ge", operator.ge),
-    Gt: ("gt", operator.gt),
-    Le: ("le", operator.le),
-    Lt: ("lt", operator.lt),
+_BOUNDS: dict[type, tuple[str, str, bool]] = {
+    Ge: ("ge", "low", False),
+    Gt: ("gt", "low", True),
+    Le: ("le", "high", False),
+    Lt: ("lt", "high", True),
 }
-_LENGTHS: dict[type, tuple[str, Callable[[Any, Any], bool]]] = {
-    MinLen: ("min_length", operator.ge),
-    MaxLen: ("max_length", operator.le),
+"""Each numeric constraint: its attribute, the side it bounds, and whether the bound itself is excluded."""
+_LENGTHS: dict[type, tuple[str, str, bool]] = {
+    MinLen: ("min_length", "low", False),
+    MaxLen: ("max_length", "high", False),
 }
 _CONFIG_KEYS = frozenset({"extra", "frozen", "title", "json_schema_extra"})
 """Model settings that change nothing about which plain values validate, or into what."""
@@ -38,9 +38,10 @@ _PLAIN_KINDS: dict[Any, type] = {int: int, float: float, str: str, bool: bool}
 _SAFE_INT = 2**53
 """Beyond this, integers meet JSON's number limits; such payloads take the slow path."""
 
-Test = Callable[[Any], bool]
-Field = tuple[str, type, tuple[Test, ...], Any]
-"""A field as the checker reads it: name, exact type, tests of its value, default (or Undefined)."""
+Bound = tuple[Any, bool]
+"""A limit and whether it is strict (`gt`, `lt`): a value, or a text's length, must lie beyond it."""
+Field = tuple[str, type, Any, tuple[Bound, ...], tuple[Bound, ...]]
+"""A field as the checker reads it: name, exact type, default (or Undefined), lower and upper bounds."""
 
 
 def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
@@ -49,13 +50,14 @@ def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
     if fields is None:
         return None
     names = frozenset(name for name, *_ in fields)
+    isfinite = math.isfinite
 
     def check(data: dict[str, Any]) -> dict[str, Any] | None:
         for key in data:
             if key not in names:
                 return None  # an unknown key, or one that is not even a string: pydantic says which
         out: dict[str, Any] = {}
-        for name, kind, tests, default in fields:
+        for name, kind, default, lows, highs in fields:
             if name not in data:
                 if default is PydanticUndefined:
                     return None
@@ -67,13 +69,53 @@ def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
                     value = float(value)  # JSON has one kind of number: an integer fits a float field
                 else:
                     return None
-            for test in tests:
-                if not test(value):
+            measure = value
+            if kind is int:
+                if not -_SAFE_INT < value < _SAFE_INT:
+                    return None
+            elif kind is float:
+                if not isfinite(value):
+                    return None
+            elif kind is str:
+                if not value.isascii():  # other text (lone surrogates, say) is left to the JSON round trip
+                    return None
+                measure = len(value)
+            for limit, strict in lows:
+                if (measure <= limit) if strict else (measure < limit):
+                    return None
+            for limit, strict in highs:
+                if (measure >= limit) if strict else (measure > limit):
                     return None
             out[name] = value
         return out
 
+    if len(fields) == 1 and fields[0][1] is int and all(_finite(limit) for limit, _ in (*fields[0][3], *fields[0][4])):
+        return _one_int(fields[0], check)
     return check
+
+
+def _finite(limit: Any) -> bool:
+    return type(limit) is int or (type(limit) is float and math.isfinite(limit))
+
+
+def _one_int(field: Field, check: FlatChecker) -> FlatChecker:
+    """`check` for a model of one int field, answering its usual payload, that one field given in
+    range, by one comparison: the field's bounds and the safe integers are one interval of ints."""
+    name, _, _, lows, highs = field
+    low, high = -_SAFE_INT + 1, _SAFE_INT - 1
+    for limit, strict in lows:
+        low = max(low, math.floor(limit) + 1 if strict else math.ceil(limit))
+    for limit, strict in highs:
+        high = min(high, math.ceil(limit) - 1 if strict else math.floor(limit))
+
+    def check_one(data: dict[str, Any]) -> dict[str, Any] | None:
+        if len(data) == 1:
+            value = data.get(name)
+            if type(value) is int and low <= value <= high:
+                return {name: value}
+        return check(data)
+
+    return check_one
 
 
 def _plain_fields(model: type[BaseModel]) -> list[Field] | None:
@@ -103,35 +145,22 @@ def _plain_fields(model: type[BaseModel]) -> list[Field] | None:
             or info.default_factory is not None
         ):
             return None
-        tests = _value_tests(kind, info.metadata)
-        if tests is None:
+        bounds = _bounds(kind, info.metadata)
+        if bounds is None:
             return None
-        fields.append((name, kind, tests, info.default))
+        fields.append((name, kind, info.default, *bounds))
     return fields
 
 
-def _value_tests(kind: type, metadata: list[Any]) -> tuple[Test, ...] | None:
-    """Tests a value of `kind` must pass (its bounds and lengths), or None for a constraint not read here."""
-    tests: list[Test] = []
-    if kind is int:
-        tests.append(lambda v: -_SAFE_INT < v < _SAFE_INT)
-    elif kind is float:
-        tests.append(math.isfinite)
-    elif kind is str:
-        tests.append(str.isascii)  # other text (lone surrogates, say) is left to the JSON round trip
+def _bounds(kind: type, metadata: list[Any]) -> tuple[tuple[Bound, ...], tuple[Bound, ...]] | None:
+    """The lower and upper bounds a value of `kind` (a text: its length) must respect, or None for a
+    constraint not read here."""
+    lows: list[Bound] = []
+    highs: list[Bound] = []
     for item in metadata:
         rule = _BOUNDS.get(type(item)) if kind in (int, float) else _LENGTHS.get(type(item)) if kind is str else None
         if rule is None:
             return None
-        attribute, holds = rule
-        limit = getattr(item, attribute)
-        tests.append(_length_test(holds, limit) if kind is str else _value_test(holds, limit))
-    return tuple(tests)
-
-
-def _value_test(holds: Callable[[Any, Any], bool], limit: Any) -> Test:
-    return lambda value: holds(value, limit)
-
-
-def _length_test(holds: Callable[[Any, Any], bool], limit: Any) -> Test:
-    return lambda text: holds(len(text), limit)
+        attribute, side, strict = rule
+        (lows if side == "low" else highs).append((getattr(item, attribute), strict))
+    return tuple(lows), tuple(highs)

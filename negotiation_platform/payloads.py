@@ -3,6 +3,7 @@ and the readable form of pydantic's complaints, shared with config refusals."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -38,6 +39,36 @@ def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
             + f". Expected {describe_payload(action.payload)}.",
             problems=problems,
         ) from None
+
+
+PayloadCheck = Callable[[Any], dict[str, Any]]
+
+
+def payload_check(action: ActionSpec) -> PayloadCheck:
+    """`validate_payload(action, ·)` with what it looks up per call found once: the engine keeps one per
+    action of a spec and asks it of every move. A payload the quick paths are unsure of goes the whole
+    way, so the answer (and any refusal) is `validate_payload`'s own."""
+    model = action.payload
+    if model is EmptyPayload:
+
+        def empty(payload: Any) -> dict[str, Any]:
+            if payload is None or (type(payload) is dict and not payload):
+                return {}
+            return validate_payload(action, payload)
+
+        return empty
+    quick = flat_checker(model)
+    if quick is None:
+        return functools.partial(validate_payload, action)
+
+    def flat(payload: Any) -> dict[str, Any]:
+        if type(payload) is dict:
+            checked = quick(payload)
+            if checked is not None:
+                return checked
+        return validate_payload(action, payload)
+
+    return flat
 
 
 Validator = Callable[[dict[str, Any]], dict[str, Any]]

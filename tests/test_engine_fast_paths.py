@@ -116,6 +116,31 @@ def test_the_quick_check_accepts_only_what_the_model_accepts_and_returns_the_sam
         ]
 
 
+class OneInt(BaseModel):
+    """One int field with strict bounds (the one-comparison check)."""
+
+    model_config = ConfigDict(extra="forbid")
+    n: int = Field(gt=-3, lt=7)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    payload=st.one_of(
+        st.fixed_dictionaries({"n": st.one_of(st.integers(-5, 9), st.integers(), SCALARS)}),
+        st.dictionaries(st.sampled_from(["n", "other"]), st.one_of(st.integers(-5, 9), SCALARS), max_size=2),
+    )
+)
+def test_the_quick_check_of_one_int_field_agrees_with_the_model(payload: dict[str, Any]) -> None:
+    quick = flat_checker(OneInt)
+    assert quick is not None
+    checked = quick(payload)
+    expected = reference(OneInt, payload)
+    if checked is not None:
+        assert checked == expected and [type(v) for v in checked.values()] == [int]
+    elif set(payload) == {"n"} and type(payload["n"]) is int and -2 <= payload["n"] <= 6:
+        raise AssertionError(f"{payload} is in range, yet the quick check was unsure")
+
+
 def test_flat_models_get_the_quick_check_and_others_do_not() -> None:
     assert flat_checker(Flat) is not None and flat_checker(Bounded) is not None
     quick = flat_checker(Bounded)

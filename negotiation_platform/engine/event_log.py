@@ -29,6 +29,7 @@ _CODE = {kind: code for code, kind in enumerate(_KINDS)}
 _ROUND_STARTED = len(_KINDS)
 _PHASE_ENDED = _ROUND_STARTED + 1
 _MATCH_ENDED = _ROUND_STARTED + 2
+_PHASE_STARTED = _CODE[EventKind.PHASE_STARTED]
 _FIRST_ACTION = 32
 """Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
@@ -53,7 +54,13 @@ def played_by_default(data: dict[str, Any]) -> bool:
 
 _shared_kinds: dict[ActionKind, ActionKind] = {}
 """One tuple per action kind for all logs (each log would otherwise keep its own copies); the kinds
-come from games' specs, not from players, so there are few."""
+come from games' specs, not from players, so there are few. Never emptied: logs know kinds by id."""
+
+
+def action_kind(name: str, fields: tuple[str, ...] | None, default: str | None = None) -> ActionKind:
+    """The one shared tuple of this kind of action (see `ActionKind`)."""
+    kind = (name, fields, default)
+    return _shared_kinds.setdefault(kind, kind)
 
 
 class _Events(Sequence[Event]):
@@ -105,7 +112,8 @@ class EventLog(_Events):
         self._frame_phases: list[str | None] = [None]
         self._action_kinds: list[ActionKind] = []
         """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
-        self._action_codes: dict[ActionKind, int] = {}
+        self._action_codes: dict[int, int] = {}
+        """Codes by the id of their (shared, never freed) kind."""
         self._openings: dict[str, dict[str, Any]] = {}
         """Each phase's last `phase_started` data as kept: most rounds open a phase alike, and those
         events share one copy."""
@@ -143,37 +151,96 @@ class EventLog(_Events):
         visible_to: tuple[str, ...] | None = None,
         *,
         default: str | None = None,
-    ) -> None:
+    ) -> int:
         """An action event, its record rebuilt when read. `fields`, when given, are the payload's keys in
         order and its values are plain: then only the values are kept (a lone value as itself); else a copy
         of `payload`. Either way `payload` is not held. `default` flags a move the engine played for the
-        seat (`TIMED_OUT` or `FORFEITED`)."""
-        kind = (name, fields, default)
-        code = self._action_codes.get(kind)
+        seat (`TIMED_OUT` or `FORFEITED`). Returns the log's new length (the event's sequence number)."""
+        return self.append_kind(actor, action_kind(name, fields, default), payload, visible_to)
+
+    def append_kind(
+        self, actor: str, kind: ActionKind, payload: dict[str, Any], visible_to: tuple[str, ...] | None = None
+    ) -> int:
+        """`append_action` with its kind as `action_kind` gives it (the engine keeps one per action)."""
+        code = self._action_codes.get(id(kind))
         if code is None:
-            kind = _shared_kinds.setdefault(kind, kind)
             code = _FIRST_ACTION + len(self._action_kinds)
             if code > _MAX_CODE:  # more kinds of action than codes: keep the record itself
                 self._append(_CODE[EventKind.ACTION], actor, action_record(kind, plain_copy(payload)), visible_to)
-                return
+                return len(self._codes)
             self._action_kinds.append(kind)
-            self._action_codes[kind] = code
-        self._append(code, actor, _stored_payload(payload, fields), visible_to)
+            self._action_codes[id(kind)] = code
+        fields = kind[1]
+        if fields is None:
+            stored = plain_copy(payload)
+        elif len(fields) == 1:
+            stored = payload[fields[0]]
+        else:
+            stored = tuple(payload.values())
+        codes = self._codes
+        if visible_to is not None:
+            if self._visible is None:
+                self._visible = {}
+            self._visible[len(codes)] = visible_to
+        codes.append(code)
+        self._actors.append(self._players.index(actor))
+        self._data.append(stored)
+        return len(codes)
+
+    def append_match_started(self, game_id: str) -> None:
+        """The first event: the players (the log's own list of them) and the game's id."""
+        self._append(_CODE[EventKind.MATCH_STARTED], None, {"players": list(self._players), "game": game_id}, None)
 
     def append_round_started(self, round_number: int) -> None:
-        self.enter(round_number, None)
-        self._append(_ROUND_STARTED, None, None, None)
+        """A round opens: its `round_started` event begins a stretch of `round_number` and no phase.
+        (`enter` and `_append` spelt out: the engine writes one every round.)"""
+        codes = self._codes
+        starts = self._frame_starts
+        if starts[-1] == len(codes):
+            self._frame_rounds[-1], self._frame_phases[-1] = round_number, None
+        else:
+            starts.append(len(codes))
+            self._frame_rounds.append(round_number)
+            self._frame_phases.append(None)
+        codes.append(_ROUND_STARTED)
+        self._actors.append(_NOBODY)
+        self._data.append(None)
 
     def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
-        self.enter(round_number, phase)
         kept = self._openings.get(phase)
         if kept != data:
             kept = self._openings[phase] = plain_copy(data)
-        self._append(_CODE[EventKind.PHASE_STARTED], None, kept, None)
+        self._open(round_number, phase, kept)
+
+    def append_opening(self, round_number: int, phase: str, turn_order: str, order: list[str] | None) -> None:
+        """`append_phase_started` with the engine's data, `{"phase", "turn_order", "order"}` (no order: not
+        alternating), made here only when it is not the phase's last."""
+        kept = self._openings.get(phase)
+        if kept is None or kept.get("order") != order or kept["turn_order"] != turn_order:
+            kept = {"phase": phase, "turn_order": turn_order}
+            if order is not None:
+                kept["order"] = list(order)
+            self._openings[phase] = kept
+        self._open(round_number, phase, kept)
+
+    def _open(self, round_number: int, phase: str, kept: dict[str, Any]) -> None:
+        codes = self._codes
+        starts = self._frame_starts
+        if starts[-1] == len(codes):
+            self._frame_rounds[-1], self._frame_phases[-1] = round_number, phase
+        else:
+            starts.append(len(codes))
+            self._frame_rounds.append(round_number)
+            self._frame_phases.append(phase)
+        codes.append(_PHASE_STARTED)
+        self._actors.append(_NOBODY)
+        self._data.append(kept)
 
     def append_phase_ended(self) -> None:
-        self._append(_PHASE_ENDED, None, None, None)
+        self._codes.append(_PHASE_ENDED)
+        self._actors.append(_NOBODY)
+        self._data.append(None)
 
     def append_match_ended(self, result: GameResult) -> None:
         self._append(_MATCH_ENDED, None, result, None)
@@ -318,18 +385,8 @@ class LogTail(_Events):
         return iter(self._log._span(self._start, self._stop))
 
 
-def _stored_payload(payload: dict[str, Any], fields: tuple[str, ...] | None) -> Any:
-    """What the log keeps of a payload: itself, or with `fields` (plain values) its one value or a tuple
-    of its values; `_read_payload` turns it back."""
-    if fields is None:
-        return plain_copy(payload)
-    if len(fields) == 1:
-        return payload[fields[0]]
-    return tuple(payload.values())
-
-
 def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]:
-    """A payload again, from what `_stored_payload` kept of it."""
+    """A payload again, from what `append_action` kept of it."""
     if fields is None:
         return stored  # type: ignore[no-any-return]
     if len(fields) == 1:

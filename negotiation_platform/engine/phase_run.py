@@ -6,55 +6,36 @@ change it (`end_turn`, `count_message`, `finish`) rather than recomputed on ever
 
 from __future__ import annotations
 
-from negotiation_platform.spec import ActionSpec, PhaseEnd, PhaseSpec, TurnOrder
+from negotiation_platform.engine.plan import PhasePlan
 
 
 class PhaseRun:
-    """One per phase of a match, restarted every round it opens (its rules are read once)."""
+    """One per phase of a match, restarted every round it opens (its rules are its plan's)."""
 
     __slots__ = (
-        "_stop_on_quota",
         "acting_now",
         "actions",
         "actions_in_turn",
-        "actions_per_turn",
         "alternating",
         "deadline",
         "finished",
-        "game_decides",
         "messages_in_turn",
         "messages_sent",
-        "name",
         "order",
-        "phase",
+        "plan",
         "players",
-        "reveals",
-        "sealed",
-        "seconds_per_turn",
         "submissions",
         "total_turns",
         "turn_index",
         "turns_taken",
     )
 
-    def __init__(self, phase: PhaseSpec, players: list[str], order: list[str]) -> None:
-        self.phase = phase
-        self.name = phase.name
+    def __init__(self, plan: PhasePlan, players: list[str], order: list[str]) -> None:
+        self.plan = plan
         self.players = players
-        self.actions: dict[str, ActionSpec] = {n: a for a in phase.actions for n in (a.name, *a.aliases)}
-        """The phase's actions by name and by alias (unique in a phase; the spec's own lookup walks them)."""
-        self.alternating = phase.turn_order is TurnOrder.ALTERNATING
-        self.sealed = phase.turn_order is TurnOrder.SIMULTANEOUS
-        self.reveals = self.sealed and phase.reveal_actions
-        """Whether closing the phase publishes its sealed submissions."""
-        limits = phase.limits
-        assert limits.turns is not None or not self.alternating, "alternating phases always have a turn limit"
-        self.total_turns = limits.turns * len(order) if limits.turns is not None else 0
-        self.actions_per_turn = limits.actions_per_turn
-        self.seconds_per_turn = limits.seconds_per_turn
-        self._stop_on_quota = PhaseEnd.MESSAGES_USED in phase.ends_when
-        self.game_decides = PhaseEnd.GAME_DECIDES in phase.ends_when
-        """Whether the game may close the phase before its turns run out (`phase_complete`)."""
+        self.actions = plan.actions
+        self.alternating = plan.alternating
+        self.total_turns = plan.turns * len(players) if plan.turns is not None else 0
         # per-player counts, absent meaning 0; emptied, not replaced, each round (they are read nowhere else)
         self.turns_taken: dict[str, int] = {}
         self.actions_in_turn: dict[str, int] = {}
@@ -68,14 +49,22 @@ class PhaseRun:
         """Open the phase for a new round with turn order `order` (otherwise the seat order)."""
         self.order = order
         self.turn_index = 0
-        self.turns_taken.clear()
-        self.actions_in_turn.clear()
-        self.messages_in_turn.clear()
-        self.messages_sent.clear()
-        self.finished.clear()
-        self.submissions = {}  # never emptied in place: whoever was handed last round's keeps it whole
+        if self.turns_taken:
+            self.turns_taken.clear()
+        if self.actions_in_turn:
+            self.actions_in_turn.clear()
+        if self.messages_in_turn:
+            self.messages_in_turn.clear()
+        if self.messages_sent:
+            self.messages_sent.clear()
+        if self.finished:
+            self.finished.clear()
+        if self.submissions:
+            self.submissions = {}  # never emptied in place: whoever was handed last round's keeps it whole
         self.deadline: float | None = None
-        self.acting_now: tuple[str, ...] = self._who_acts()
+        self.acting_now: tuple[str, ...] = (
+            ((order[0],) if self.total_turns else ()) if self.alternating else self._who_acts()
+        )
         """Who may act now (read it; the methods below keep it current)."""
 
     def acting(self) -> list[str]:
@@ -84,21 +73,24 @@ class PhaseRun:
 
     def end_turn(self, player: str) -> None:
         """Close `player`'s current turn (in alternating phases: pass the turn on)."""
-        self.actions_in_turn[player] = 0
-        self.messages_in_turn[player] = 0
-        taken = self.turns_taken[player] = self.turns_taken.get(player, 0) + 1
-        if self.alternating:
-            self.turn_index += 1
-            self.acting_now = self._next_in_order()
+        if self.actions_in_turn:
+            self.actions_in_turn[player] = 0
+        if self.messages_in_turn:
+            self.messages_in_turn[player] = 0
+        if self.alternating:  # turns are counted by the turn index alone
+            index = self.turn_index = self.turn_index + 1
+            self.acting_now = (self.order[index % len(self.order)],) if index < self.total_turns else ()
             return
-        if self.phase.limits.turns is not None and taken >= self.phase.limits.turns:
+        taken = self.turns_taken[player] = self.turns_taken.get(player, 0) + 1
+        turns = self.plan.turns
+        if turns is not None and taken >= turns:
             self.finished.add(player)
         self.acting_now = self._who_acts()
 
     def count_message(self, player: str) -> None:
         self.messages_sent[player] = self.messages_sent.get(player, 0) + 1
         self.messages_in_turn[player] = self.messages_in_turn.get(player, 0) + 1
-        if self._stop_on_quota:
+        if self.plan.stop_on_quota:
             self.acting_now = self._who_acts()
 
     def finish(self, players: list[str]) -> None:
@@ -107,19 +99,14 @@ class PhaseRun:
         self.acting_now = self._who_acts()
 
     def _messages_exhausted(self, player: str) -> bool:
-        quota = self.phase.messaging.per_player
+        quota = self.plan.messaging.per_player
         return quota is not None and self.messages_sent.get(player, 0) >= quota
-
-    def _next_in_order(self) -> tuple[str, ...]:
-        if self.turn_index >= self.total_turns:
-            return ()
-        return (self.order[self.turn_index % len(self.order)],)
 
     def _who_acts(self) -> tuple[str, ...]:
         if self.alternating:
-            return self._next_in_order()
+            index = self.turn_index
+            return (self.order[index % len(self.order)],) if index < self.total_turns else ()
+        stop_on_quota = self.plan.stop_on_quota
         return tuple(
-            p
-            for p in self.players
-            if p not in self.finished and not (self._stop_on_quota and self._messages_exhausted(p))
+            p for p in self.players if p not in self.finished and not (stop_on_quota and self._messages_exhausted(p))
         )
