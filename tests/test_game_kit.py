@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 def test_the_scaffold_passes_its_own_tests(installed: tuple[Path, dict[str, str]]) -> None:
     project, env = installed
     assert {"pyproject.toml", "README.md", "haggle", "tests"} <= {p.name for p in project.iterdir()}
+    # mapped explicitly, so the author's editable install is a path entry type checkers follow (as the core's)
+    assert tomllib.loads((project / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"] == {"": "."}
     tested = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], env=env, cwd=project)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "4 passed" in tested.stdout

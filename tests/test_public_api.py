@@ -17,6 +17,7 @@ import negotiation_platform
 
 ROOT = Path(__file__).resolve().parent.parent
 CONSUMER = ROOT / "tests" / "data" / "consumer.py"
+TRANSPORT_CONSUMER = ROOT / "tests" / "data" / "transport_consumer.py"
 DISTRIBUTIONS = {
     ".": "negotiation_platform",
     "plugins/coin_games": "negotiation_coin_games",
@@ -81,6 +82,15 @@ def test_a_consumer_type_checks_under_mypy_strict_and_runs(tmp_path: Path) -> No
     arena_line, engine_line = ran.stdout.splitlines()
     assert arena_line.startswith("arena: finished after ") and "'half': 50.0" in arena_line
     assert engine_line == "engine: payoffs {'ann': 6.0, 'bob': 4.0}, terms {'ann': 6, 'bob': 4}"
+
+
+def test_the_transports_and_plugins_type_check_like_the_core(tmp_path: Path) -> None:
+    """The README installs the transports and plugins editable too: mypy must see them (and what they
+    return) from outside the checkout, with no MYPYPATH, as it sees the core."""
+    script = tmp_path / "transport_consumer.py"
+    shutil.copy(TRANSPORT_CONSUMER, script)
+    checked = run_python("-m", "mypy", "--strict", "--cache-dir", str(ROOT / ".mypy_cache"), str(script), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:

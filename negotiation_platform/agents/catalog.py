@@ -46,7 +46,8 @@ def make_agent(
     `check_agent_options`); unknown names raise NegotiationError(invalid_argument).
 
     A kind that contacts URLs (its factory says `checks_urls = True`) is handed `allow`, the URLs
-    a served arena lets it contact (None: any)."""
+    a served arena lets it contact (None: any, in-process); a served arena (`allow` given) refuses
+    a kind that reads local files (`reads_local_files = True`, as a trained policy's directory)."""
     if not known_agent(registry, spec):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
@@ -54,6 +55,11 @@ def make_agent(
     kind, _, target = spec.partition(":")
     factory = registry.agents()[kind]
     implied: dict[str, Any] = {"target": target} if target else {}
+    if allow is not None and getattr(factory, "reads_local_files", False):
+        raise NegotiationError(
+            ErrorCode.FORBIDDEN,
+            f"A served arena does not seat {kind!r} agents that a client names: they read the server's files.",
+        )
     if allow is not None and getattr(factory, "checks_urls", False):
         implied["allow"] = allow
     agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))

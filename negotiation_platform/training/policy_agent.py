@@ -2,7 +2,7 @@
 
 It decides from the seat's turn state like any agent, so it plays in-process (`play`,
 `tournament`) and from a client over MCP or A2A (`play --via ...`). A served arena never loads
-one a client names: that would read files of the server's choosing from a caller's string. JAX and
+one a client names: that would read files on the server at a path the caller chose. JAX and
 flax (the `rl` extra) are imported only when such an agent is made. The kind is registered by the
 training package's own plugin (`training/plugin.py`), as training sits above the agents.
 """
@@ -10,13 +10,9 @@ training package's own plugin (`training/plugin.py`), as training sits above the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from negotiation_platform.agents.base import Decision
-from negotiation_platform.errors import ErrorCode, NegotiationError
-
-if TYPE_CHECKING:
-    from negotiation_platform.arena.allowlist import AllowList
 
 
 class PolicyAgent:
@@ -24,14 +20,10 @@ class PolicyAgent:
 
     reads_prompt = False
     needs_target = True
-    checks_urls = True
-    """Handed the served arena's allow-list by `make_agent`: its presence alone means "refuse"."""
+    reads_local_files = True
+    """A served arena never seats one a client names (see `make_agent`): DIR is a path on the server."""
 
-    def __init__(self, seed: int = 0, name: str = "policy", target: str = "", allow: AllowList | None = None) -> None:
-        if allow is not None:
-            raise NegotiationError(
-                ErrorCode.FORBIDDEN, "A served arena does not load trained policies that a client names."
-            )
+    def __init__(self, seed: int = 0, name: str = "policy", target: str = "") -> None:
         from negotiation_platform.training.table import TablePolicy
 
         self.name = name

@@ -132,7 +132,9 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.prompt(description="How to play a match through these tools (optionally for one game).")
     def how_to_play(game_id: str = "") -> str:
-        agents = ", ".join(f"{name}:URL" if name == "a2a" else name for name in sorted(arena.registry.agents()))
+        kinds = arena.registry.agents()
+        seated = sorted(name for name, factory in kinds.items() if not getattr(factory, "reads_local_files", False))
+        agents = ", ".join(f"{name}:URL" if name == "a2a" else name for name in seated)
         text = f"{INSTRUCTIONS}\n\nOpponents for start_game: {agents}."
         if game_id:
             text += "\n\n" + render_rules(arena.registry.game(game_id).spec)

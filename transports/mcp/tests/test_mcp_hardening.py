@@ -358,6 +358,7 @@ async def test_how_to_play_names_the_remote_opponent_form_and_leave_game_is_a_to
         text = prompt.messages[0].content.text  # type: ignore[union-attr]
         opponents = text.split("Opponents for start_game: ")[1]
         assert "a2a:URL" in opponents and "a2a," not in opponents
+        assert "concession" in opponents and "policy" not in opponents  # a served arena seats no trained policy
         assert "leave_game" in {t.name for t in (await client.list_tools()).tools}
 
 
