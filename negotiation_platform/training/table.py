@@ -1,7 +1,8 @@
 """A trained policy at an engine table: the kernel observation rebuilt from the seat's turn state.
 
 A game's kernel that can sit at a table defines `table_observation(turn)` (this seat's row of its
-`observe`, or None for a turn the kernel does not model, such as free talk) and
+`observe`, or None for a turn the kernel does not model, such as free talk, which the policy
+passes with the first of `SKIPS` the turn allows) and
 `table_action(action, turn)` (the engine move of one kernel action row). The policy then runs
 exactly as in training: the same flat features, legal codes and network, sampling its code from a
 generator seeded by the agent's seed, so a match replays exactly.
@@ -24,7 +25,8 @@ from negotiation_platform.kernels.marl import MarlEnv, flat_features
 from negotiation_platform.training.artifacts import load_policy
 from negotiation_platform.training.network import forward
 
-PASS = "pass"
+SKIPS = ("pass", "done")
+"""Moves that pass a turn the kernel does not model (a coin game's talk, an auction's discussion)."""
 
 
 class Compiled(NamedTuple):
@@ -69,7 +71,7 @@ class TablePolicy:
             return Decision()
         observation = self.kernel.table_observation(turn)
         if observation is None:
-            return Decision(action=PASS) if PASS in allowed else Decision()
+            return Decision(action=next((skip for skip in SKIPS if skip in allowed), None))
         rows = {name: np.asarray(value)[None] for name, value in observation.items()}
         logits = np.asarray(self._compiled.logits(rows)[0], np.float64)
         probabilities = np.exp(logits - logits.max())

@@ -1,0 +1,139 @@
+"""A trained policy sees at an engine table what it saw in training, and its every move means the same there.
+
+For company_car, resource_allocation, integrative_negotiation and auction: a seeded engine match is
+played with codes drawn from the rebuilt observation's legal mask, then replayed into the kernel
+from the engine's own draws. Before every move, each seat's observation rebuilt from its turn
+state (`table_observation`) equals the kernel's own, field by field; and every legal code (a sample
+of the thousands of resource plans) maps (`table_action`) to a move the engine accepts, after which
+the engine's state, rebuilt again, equals the kernel's state after that code.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import random
+from typing import Any, NamedTuple
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from negotiation_platform.engine import EventKind, Match  # noqa: E402
+from negotiation_platform.kernels import kernel_for  # noqa: E402
+from negotiation_platform.kernels.marl import MarlEnv  # noqa: E402
+from negotiation_platform.registry import Registry  # noqa: E402
+from tests.table_turns import seat_turn  # noqa: E402
+
+REGISTRY = Registry()
+PLAYERS = ["a", "b"]
+SAMPLED_CODES = 24
+"""Legal codes checked move by move beyond accept and reject, where a game has more (resource plans)."""
+
+Observation = dict[str, np.ndarray]
+
+
+def assert_same(rebuilt: Observation, own: dict[str, Any], seat: int, where: str) -> None:
+    assert list(rebuilt) == list(own), where
+    for name, value in rebuilt.items():
+        np.testing.assert_allclose(value, np.asarray(own[name][seat]), rtol=1e-6, atol=1e-7, err_msg=f"{name} {where}")
+
+
+def seats_seen(env: Any, match: Match) -> list[Observation]:
+    return [env.table_observation(seat_turn(match, player)) for player in PLAYERS]
+
+
+def bilateral_draws(game_id: str, match: Match, rounds: int) -> Any:
+    """The engine's draws (roles, who opens each round), in the kernel's form, once the match is over."""
+    openers = [PLAYERS.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
+    openers = jnp.array(openers + [0] * (rounds - len(openers)), jnp.int32)
+    roles = REGISTRY.game(game_id).cls.roles
+    if game_id == "company_car":
+        from negotiation_platform.kernels.company_car import Draws as CarDraws
+
+        return CarDraws(jnp.int32(PLAYERS.index(match.game.game_data["role_assignments"][roles[0]])), openers)
+    from negotiation_platform.kernels.bilateral import Draws
+
+    return Draws(jnp.int32(roles.index(match.game.game_data["roles"][PLAYERS[0]])), openers)
+
+
+class Move:
+    """One decision point of the engine match: what both seats saw, the code played, and for each legal
+    code tried what the engine then showed both seats (or, when it ended the match, its scores)."""
+
+    def __init__(self, seen: list[Observation], code: int) -> None:
+        self.seen, self.code = seen, code
+        self.tried: dict[int, list[Observation] | list[float]] = {}
+
+
+def after(env: Any, match: Match) -> list[Observation] | list[float]:
+    if match.result is not None:
+        return [match.result.final_scores[p] for p in PLAYERS]
+    return seats_seen(env, match)
+
+
+class Kernel(NamedTuple):
+    env: Any
+    params: Any
+    decoded: np.ndarray
+    """Every flat code's kernel action row."""
+    mask: Any
+    observe: Any
+    step_each: Any
+    """The next step from one state under each of a batch of action rows (both seats given the row)."""
+
+
+@functools.cache
+def kernel(game_id: str) -> Kernel:
+    """A game's kernel (rounds=4) and its jitted functions, compiled once for every seed."""
+    env, params = kernel_for(REGISTRY, game_id, {"rounds": 4})
+    codec = MarlEnv(env, params).codes
+
+    def step_each(state: Any, actions: jax.Array) -> Any:
+        return jax.vmap(lambda row: env.step(jax.random.key(0), state, jnp.stack([row, row]), params))(actions)
+
+    decoded = np.asarray(codec.decode(jnp.arange(codec.n), params))
+    mask = jax.jit(lambda legal: codec.mask(legal[None], params)[0])
+    return Kernel(env, params, decoded, mask, jax.jit(env.observe), jax.jit(step_each))
+
+
+@pytest.mark.parametrize("game_id", ["company_car", "resource_allocation", "integrative_negotiation"])
+@pytest.mark.parametrize("seed", [3, 8])
+def test_bilateral_table_observations_and_moves_are_the_kernels(game_id: str, seed: int) -> None:
+    match = Match(REGISTRY.game(game_id).cls, PLAYERS, config={"rounds": 4}, seed=seed)
+    env, params, decoded, codes_of, observe, step = kernel(game_id)
+    rng, moves = random.Random(seed), []
+    while not match.finished:
+        mover = match.acting()[0]
+        seen = seats_seen(env, match)
+        legal = np.flatnonzero(np.asarray(codes_of(seen[PLAYERS.index(mover)]["legal_action_mask"]))).tolist()
+        move = Move(seen, rng.choice(legal))
+        closing = [code for code in legal if code >= len(decoded) - 2]  # accept, reject
+        for code in {move.code, *closing, *rng.sample(legal, min(len(legal), SAMPLED_CODES))}:
+            trial = copy.deepcopy(match)
+            trial.submit(mover, *env.table_action(decoded[code], seat_turn(trial, mover)))  # the engine accepts it
+            move.tried[code] = after(env, trial)
+        match.submit(mover, *env.table_action(decoded[move.code], seat_turn(match, mover)))
+        moves.append(move)
+    state = env.init_state(params, bilateral_draws(game_id, match, 4))
+    for number, move in enumerate(moves):
+        own = observe(state, params)
+        for seat in range(2):
+            assert_same(move.seen[seat], own, seat, f"before move {number}")
+        codes = sorted(move.tried)
+        batch = codes + [move.code] * (SAMPLED_CODES + 3 - len(codes))  # one shape: one compilation
+        out = step(state, jnp.asarray(decoded[batch]))
+        for row, code in enumerate(codes):
+            engine = move.tried[code]
+            assert bool(out.done[row]) == isinstance(engine[0], float), f"move {number}, code {code}"
+            if out.done[row]:
+                np.testing.assert_allclose(np.asarray(out.info["payoffs"][row]), engine, rtol=1e-5)
+            else:
+                next_own = jax.tree.map(lambda leaf, row=row: leaf[row], out.obs)
+                for seat in range(2):
+                    assert_same(engine[seat], next_own, seat, f"after move {number} as code {code}")  # type: ignore[arg-type]
+        played = codes.index(move.code)
+        state = jax.tree.map(lambda leaf, row=played: leaf[row], out.state)
+    assert bool(state.done) and match.result is not None
