@@ -22,7 +22,9 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from negotiation_platform.engine import EventKind, Match  # noqa: E402
+from negotiation_platform.games import AuctionGame  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
+from negotiation_platform.kernels.auction import Draws as AuctionDraws  # noqa: E402
 from negotiation_platform.kernels.marl import MarlEnv  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
 from tests.table_turns import seat_turn  # noqa: E402
@@ -137,3 +139,40 @@ def test_bilateral_table_observations_and_moves_are_the_kernels(game_id: str, se
         played = codes.index(move.code)
         state = jax.tree.map(lambda leaf, row=played: leaf[row], out.state)
     assert bool(state.done) and match.result is not None
+
+
+def test_every_resource_plan_of_the_kernel_is_a_proposal_the_engine_accepts() -> None:
+    """The move test above samples the thousands of plans; here every one passes the engine's checks."""
+    env = kernel("resource_allocation").env
+    game = Match(REGISTRY.game("resource_allocation").cls, PLAYERS, config={"rounds": 4}, seed=0).game
+    turn = {"view": {}}
+    moves = [env.table_action(np.int32(code), turn) for code in range(env.accept_code)]
+    assert {name for name, _ in moves} == {"propose"}
+    assert [game.action_error("a", {"type": name, **payload}) for name, payload in moves] == [None] * len(moves)
+
+
+@pytest.mark.parametrize(("seed", "config"), [(4, {}), (9, {"bidders": 4, "value_low": 20, "pricing": "second"})])
+def test_auction_table_observations_and_bids_are_the_kernels(seed: int, config: dict[str, Any]) -> None:
+    """The discussion is not modelled (no observation); in the sealed bid every seat sees what the kernel
+    shows it, every code is a bid the engine takes as that amount, and the played bids pay as in the kernel."""
+    env, params = kernel_for(REGISTRY, "auction", config)
+    players = [f"b{i}" for i in range(env.num_agents)]
+    match = Match(AuctionGame, players, config=config, seed=seed)
+    for player in players:
+        assert env.table_observation(seat_turn(match, player)) is None
+        match.submit(player, "done")
+    values = [match.game.game_data["values"][p] for p in players]
+    state = env.init_state(params, AuctionDraws(jnp.array(values, jnp.int32)))
+    own = env.observe(state, params)
+    rng, bids = random.Random(seed), []
+    for seat, player in enumerate(players):
+        assert_same(env.table_observation(seat_turn(match, player)), own, seat, player)
+        for code in range(env.num_actions):
+            trial = copy.deepcopy(match)
+            trial.submit(player, *env.table_action(np.int32(code), seat_turn(trial, player)))
+            assert trial.game.game_data["bids"][player] == code
+        bids.append(rng.randrange(env.num_actions))
+        match.submit(player, *env.table_action(np.int32(bids[-1]), seat_turn(match, player)))
+    out = env.step(jax.random.key(0), state, jnp.array(bids, jnp.int32), params)
+    assert match.result is not None and bool(out.done)
+    np.testing.assert_allclose(np.asarray(out.rewards), [match.result.final_scores[p] for p in players])

@@ -31,8 +31,8 @@ SKIPS = ("pass", "done")
 
 class Compiled(NamedTuple):
     env: MarlEnv
-    logits: Callable[[dict[str, np.ndarray]], jax.Array]
-    """Masked logits [1, n] of one seat's observation rows (leading axis of 1), as in training."""
+    logits: Callable[[jax.Array, np.ndarray], jax.Array]
+    """Masked logits [1, n] of one seat's flat features [1, D] and kernel legal mask (leading axis of 1)."""
     decode: Callable[[int], jax.Array]
 
 
@@ -47,9 +47,9 @@ def compiled(directory: Path) -> Compiled:
             f"A {env.name} policy cannot sit at a table: its kernel has no table_observation.",
         )
 
-    def logits(rows: dict[str, jax.Array]) -> jax.Array:
-        avail = with_placeholder(env.codes.mask(rows["legal_action_mask"], env.params))
-        return forward(network, params, flat_features(rows), avail)[0]
+    def logits(features: jax.Array, legal: jax.Array) -> jax.Array:
+        avail = with_placeholder(env.codes.mask(legal, env.params))
+        return forward(network, params, features, avail)[0]
 
     return Compiled(env, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
 
@@ -73,7 +73,9 @@ class TablePolicy:
         if observation is None:
             return Decision(action=next((skip for skip in SKIPS if skip in allowed), None))
         rows = {name: np.asarray(value)[None] for name, value in observation.items()}
-        logits = np.asarray(self._compiled.logits(rows)[0], np.float64)
+        # flattened here, in the kernel's field order: a dict passed into a jit arrives with its keys sorted
+        features = flat_features(rows)
+        logits = np.asarray(self._compiled.logits(features, rows["legal_action_mask"])[0], np.float64)
         probabilities = np.exp(logits - logits.max())
         code = int(self._rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
         action = np.asarray(self._compiled.decode(code))
