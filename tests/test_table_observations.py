@@ -25,7 +25,8 @@ from negotiation_platform.engine import EventKind, Match  # noqa: E402
 from negotiation_platform.games import AuctionGame  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.auction import Draws as AuctionDraws  # noqa: E402
-from negotiation_platform.kernels.marl import MarlEnv  # noqa: E402
+from negotiation_platform.kernels.marl import MarlEnv, flat_features  # noqa: E402
+from negotiation_platform.kernels.table_features import table_features  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
 from tests.table_turns import seat_turn  # noqa: E402
 
@@ -37,8 +38,10 @@ SAMPLED_CODES = 24
 Observation = dict[str, np.ndarray]
 
 
-def assert_same(rebuilt: Observation, own: dict[str, Any], seat: int, where: str) -> None:
-    assert list(rebuilt) == list(own), where
+def assert_same(rebuilt: Observation, own: dict[str, Any], vector: Any, seat: int, where: str) -> None:
+    """Field by field, and as the whole vector the policy reads (`vector`: training's, from inside a jit)."""
+    assert sorted(rebuilt) == sorted(own), where
+    np.testing.assert_allclose(table_features(rebuilt), np.asarray(vector), rtol=1e-6, atol=1e-7, err_msg=where)
     for name, value in rebuilt.items():
         np.testing.assert_allclose(value, np.asarray(own[name][seat]), rtol=1e-6, atol=1e-7, err_msg=f"{name} {where}")
 
@@ -83,8 +86,10 @@ class Kernel(NamedTuple):
     """Every flat code's kernel action row."""
     mask: Any
     observe: Any
+    """A state's observation and, as training flattens it, each seat's observation vector."""
     step_each: Any
-    """The next step from one state under each of a batch of action rows (both seats given the row)."""
+    """The next step (and its vectors) from one state under each of a batch of action rows (both seats
+    given the row)."""
 
 
 @functools.cache
@@ -93,12 +98,20 @@ def kernel(game_id: str) -> Kernel:
     env, params = kernel_for(REGISTRY, game_id, {"rounds": 4})
     codec = MarlEnv(env, params).codes
 
+    def observe(state: Any) -> tuple[dict[str, jax.Array], jax.Array]:
+        observation = env.observe(state, params)
+        return observation, flat_features(observation)
+
+    def step(state: Any, row: jax.Array) -> tuple[Any, jax.Array]:
+        out = env.step(jax.random.key(0), state, jnp.stack([row, row]), params)
+        return out, flat_features(out.obs)
+
     def step_each(state: Any, actions: jax.Array) -> Any:
-        return jax.vmap(lambda row: env.step(jax.random.key(0), state, jnp.stack([row, row]), params))(actions)
+        return jax.vmap(lambda row: step(state, row))(actions)
 
     decoded = np.asarray(codec.decode(jnp.arange(codec.n), params))
     mask = jax.jit(lambda legal: codec.mask(legal[None], params)[0])
-    return Kernel(env, params, decoded, mask, jax.jit(env.observe), jax.jit(step_each))
+    return Kernel(env, params, decoded, mask, jax.jit(observe), jax.jit(step_each))
 
 
 @pytest.mark.parametrize("game_id", ["company_car", "resource_allocation", "integrative_negotiation"])
@@ -121,12 +134,12 @@ def test_bilateral_table_observations_and_moves_are_the_kernels(game_id: str, se
         moves.append(move)
     state = env.init_state(params, bilateral_draws(game_id, match, 4))
     for number, move in enumerate(moves):
-        own = observe(state, params)
+        own, vectors = observe(state)
         for seat in range(2):
-            assert_same(move.seen[seat], own, seat, f"before move {number}")
+            assert_same(move.seen[seat], own, vectors[seat], seat, f"before move {number}")
         codes = sorted(move.tried)
         batch = codes + [move.code] * (SAMPLED_CODES + 3 - len(codes))  # one shape: one compilation
-        out = step(state, jnp.asarray(decoded[batch]))
+        out, next_vectors = step(state, jnp.asarray(decoded[batch]))
         for row, code in enumerate(codes):
             engine = move.tried[code]
             assert bool(out.done[row]) == isinstance(engine[0], float), f"move {number}, code {code}"
@@ -135,7 +148,8 @@ def test_bilateral_table_observations_and_moves_are_the_kernels(game_id: str, se
             else:
                 next_own = jax.tree.map(lambda leaf, row=row: leaf[row], out.obs)
                 for seat in range(2):
-                    assert_same(engine[seat], next_own, seat, f"after move {number} as code {code}")  # type: ignore[arg-type]
+                    where = f"after move {number} as code {code}"
+                    assert_same(engine[seat], next_own, next_vectors[row, seat], seat, where)  # type: ignore[arg-type]
         played = codes.index(move.code)
         state = jax.tree.map(lambda leaf, row=played: leaf[row], out.state)
     assert bool(state.done) and match.result is not None
@@ -166,7 +180,7 @@ def test_auction_table_observations_and_bids_are_the_kernels(seed: int, config: 
     own = env.observe(state, params)
     rng, bids = random.Random(seed), []
     for seat, player in enumerate(players):
-        assert_same(env.table_observation(seat_turn(match, player)), own, seat, player)
+        assert_same(env.table_observation(seat_turn(match, player)), own, flat_features(own)[seat], seat, player)
         for code in range(env.num_actions):
             trial = copy.deepcopy(match)
             trial.submit(player, *env.table_action(np.int32(code), seat_turn(trial, player)))

@@ -21,7 +21,8 @@ import numpy as np
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.action_codes import with_placeholder
-from negotiation_platform.kernels.marl import MarlEnv, flat_features
+from negotiation_platform.kernels.marl import MarlEnv
+from negotiation_platform.kernels.table_features import table_features
 from negotiation_platform.training.artifacts import load_policy
 from negotiation_platform.training.network import forward
 
@@ -31,7 +32,7 @@ SKIPS = ("pass", "done")
 
 class Compiled(NamedTuple):
     env: MarlEnv
-    logits: Callable[[jax.Array, np.ndarray], jax.Array]
+    logits: Callable[[np.ndarray, np.ndarray], jax.Array]
     """Masked logits [1, n] of one seat's flat features [1, D] and kernel legal mask (leading axis of 1)."""
     decode: Callable[[int], jax.Array]
 
@@ -72,10 +73,9 @@ class TablePolicy:
         observation = self.kernel.table_observation(turn)
         if observation is None:
             return Decision(action=next((skip for skip in SKIPS if skip in allowed), None))
-        rows = {name: np.asarray(value)[None] for name, value in observation.items()}
-        # flattened here, in the kernel's field order: a dict passed into a jit arrives with its keys sorted
-        features = flat_features(rows)
-        logits = np.asarray(self._compiled.logits(features, rows["legal_action_mask"])[0], np.float64)
+        features = table_features(observation)[None]
+        legal = np.asarray(observation["legal_action_mask"])[None]
+        logits = np.asarray(self._compiled.logits(features, legal)[0], np.float64)
         probabilities = np.exp(logits - logits.max())
         code = int(self._rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
         action = np.asarray(self._compiled.decode(code))

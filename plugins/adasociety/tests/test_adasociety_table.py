@@ -16,6 +16,8 @@ from test_adasociety_kernel import Twin
 
 from negotiation_adasociety import AdaSocietyGame
 from negotiation_adasociety.encoding import encode
+from negotiation_platform.kernels.marl import flat_features
+from negotiation_platform.kernels.table_features import table_features
 from tests.table_turns import seat_turn
 
 JOBS = [
@@ -38,13 +40,15 @@ def test_table_observations_and_moves_are_the_kernels() -> None:
     env, rng, settings = twin.env, random.Random(5), twin.game.settings
     fields: list[str] = []  # the kernel's field order (a jit's result sorts them), seen while tracing
     jax.eval_shape(lambda state: fields.extend(env.observe(state, twin.params)), twin.state)
+    vectors_of = jax.jit(lambda state: flat_features(env.observe(state, twin.params)))  # as training flattens it
     while not twin.match.finished:
-        own = twin.observations(twin.state, twin.params)
+        own, vectors = twin.observations(twin.state, twin.params), vectors_of(twin.state)
         actions = {}
         for seat, player in enumerate(players):
             turn = seat_turn(twin.match, player)
             seen = env.table_observation(turn)
             assert list(seen) == fields
+            np.testing.assert_allclose(table_features(seen), np.asarray(vectors[seat]), atol=1e-6, err_msg=player)
             for name, value in seen.items():
                 assert value.dtype == own[name].dtype, name
                 np.testing.assert_allclose(value, np.asarray(own[name][seat]), atol=1e-6, err_msg=f"{name} {player}")
