@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels.marl import flat_features
@@ -17,5 +18,6 @@ from negotiation_platform.kernels.marl import flat_features
 
 def table_features(observation: Mapping[str, np.ndarray]) -> np.ndarray:
     """f32[D]: the seat's observation vector, as `MarlEnv.get_obs` gives it for the same state."""
-    rows = {name: np.asarray(value)[None] for name, value in observation.items()}
-    return np.asarray(flat_features(rows))[0]
+    rows = {name: jnp.asarray(value)[None] for name, value in observation.items()}
+    features: np.ndarray = np.asarray(flat_features(rows))[0]
+    return features
