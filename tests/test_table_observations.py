@@ -119,18 +119,21 @@ def kernel(game_id: str) -> Kernel:
 def test_bilateral_table_observations_and_moves_are_the_kernels(game_id: str, seed: int) -> None:
     match = Match(REGISTRY.game(game_id).cls, PLAYERS, config={"rounds": 4}, seed=seed)
     env, params, decoded, codes_of, observe, step = kernel(game_id)
-    rng, moves = random.Random(seed), []
+    rng, moves, offered = random.Random(seed), [], {}
     while not match.finished:
         mover = match.acting()[0]
         seen = seats_seen(env, match)
         legal = np.flatnonzero(np.asarray(codes_of(seen[PLAYERS.index(mover)]["legal_action_mask"]))).tolist()
         move = Move(seen, rng.choice(legal))
         closing = [code for code in legal if code >= len(decoded) - 2]  # accept, reject
-        for code in {move.code, *closing, *rng.sample(legal, min(len(legal), SAMPLED_CODES))}:
+        echo = [code for player, code in offered.items() if player != mover and code in legal]  # identical offers
+        for code in {move.code, *closing, *echo, *rng.sample(legal, min(len(legal), SAMPLED_CODES - 1))}:
             trial = copy.deepcopy(match)
             trial.submit(mover, *env.table_action(decoded[code], seat_turn(trial, mover)))  # the engine accepts it
             move.tried[code] = after(env, trial)
         match.submit(mover, *env.table_action(decoded[move.code], seat_turn(match, mover)))
+        if move.code < len(decoded) - 2:
+            offered[mover] = move.code
         moves.append(move)
     state = env.init_state(params, bilateral_draws(game_id, match, 4))
     for number, move in enumerate(moves):
