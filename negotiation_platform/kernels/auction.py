@@ -8,15 +8,19 @@ engine's earliest bid when bids are submitted in seat order. Rewards arrive on t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
+
+BID = "bid"
 
 
 class Params(NamedTuple):
@@ -39,16 +43,16 @@ class AuctionEnv:
     game_id = "auction"
     reset_when_any_done = True  # every match is exactly one step
 
-    def __init__(self, bidders: int = 3, value_high: int = 100, second_price: bool = False) -> None:
+    def __init__(self, bidders: int = 3, value_high: int = 100, second_price: bool = False, value_low: int = 0) -> None:
         self.num_agents = bidders
         self.second_price = second_price
         self.max_bid = value_high
-        self._defaults = Params(jnp.int32(0), jnp.int32(value_high))
+        self._defaults = Params(jnp.int32(value_low), jnp.int32(value_high))
 
     @classmethod
     def from_config(cls, config: Any) -> tuple[AuctionEnv, Params]:
-        env = cls(config.bidders, config.value_high, config.pricing == "second")
-        return env, Params(jnp.int32(config.value_low), jnp.int32(config.value_high))
+        env = cls(config.bidders, config.value_high, config.pricing == "second", config.value_low)
+        return env, env.default_params()
 
     def default_params(self) -> Params:
         return self._defaults
@@ -92,3 +96,18 @@ class AuctionEnv:
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         return uniform_indices(key, jnp.full(self.num_agents, self.num_actions, jnp.int32))
+
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray] | None:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table (None in the
+        discussion, which is not modelled)."""
+        view = turn["view"]
+        if view["phase"] != BID:
+            return None
+        params = self.default_params()
+        low, span = int(params.value_low), max(int(params.value_high) - int(params.value_low), 1)
+        own = np.array([(view["your_value"] - low) / span], np.float32)
+        return {"features": own, "legal_action_mask": np.full(self.num_actions, view["sale"] is None)}
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of a code: a sealed bid of that amount."""
+        return BID, {"amount": int(action)}

@@ -12,16 +12,20 @@ counts as a reject, as in the company_car kernel. Rewards arrive when the match 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
+from negotiation_platform.games.resource_allocation import ResourceAllocationGame
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import round_factor
 
 
@@ -235,6 +239,47 @@ class OutcomeBargainingEnv:
         )
         return jnp.broadcast_to(code.astype(jnp.int32), (2,))
 
+    # --- at an engine table ---------------------------------------------------------------------
+
+    table_game: ClassVar[type[Any]]
+    """The engine game whose view `table_observation` reads (its roles and their labels)."""
+    config: Any
+    """The game's Config (set by `from_config`): the table methods translate terms with it."""
+
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table."""
+        seat = bilateral_seat(turn, self.table_game.role_labels, self.table_game.roles)
+        params = self.default_params()
+        utilities = np.asarray(params.utilities)
+        scale = max(float(np.abs(utilities).max()), 1.0)
+        batna = decayed_batna(float(params.batna[seat.role]), float(params.decay[seat.role]), seat.round)
+        offer = seat.offer
+        offered = 0.0 if offer is None else self.table_utility(offer["terms"], seat.role, utilities) / scale
+        features = seat.features(float(seat.role), batna / scale, offered)
+        timely = offer is not None and (self.accept_same_round or offer["round"] < seat.round)
+        codes = np.arange(self.num_actions)
+        legal = (
+            ((codes < self.accept_code) & (seat.proposals_left > 0))
+            | ((codes == self.accept_code) & timely)
+            | (codes == self.reject_code)
+        )
+        return {"features": features, "legal_action_mask": legal & seat.moving}
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of a code: propose its outcome, accept, or reject."""
+        code = int(action)
+        if code < self.accept_code:
+            return self.table_game.proposal_action, self.table_payload(code)
+        return ("accept", {}) if code == self.accept_code else ("reject", {})
+
+    def table_utility(self, terms: Mapping[str, Any], role: int, utilities: np.ndarray) -> float:
+        """The utility for `role` of offered terms (the engine's normalised terms)."""
+        raise NotImplementedError
+
+    def table_payload(self, code: int) -> dict[str, Any]:
+        """The engine payload that proposes outcome `code`."""
+        raise NotImplementedError
+
 
 def _per_role(config: Any, roles: tuple[str, str]) -> tuple[jax.Array, jax.Array]:
     decay = config.batna_decay
@@ -252,7 +297,19 @@ class ResourceAllocationEnv(OutcomeBargainingEnv):
         batna, decay = _per_role(config, ("development", "marketing"))
         params = Params(jnp.asarray(utilities, jnp.float32), batna, decay)
         env = cls("resource_allocation", plans, params, config.rounds, accept_same_round=False, batna_without_deal=True)
+        env.config = config
         return env, params
+
+    table_game = ResourceAllocationGame
+
+    def table_utility(self, terms: Mapping[str, Any], role: int, utilities: np.ndarray) -> float:
+        """The role's linear utility of the plan (any plan: another seat may offer one off the kernel's grid)."""
+        gpu_value, cpu_value = self.config.utility_coefficients[ResourceAllocationGame.roles[role]]
+        return float(gpu_value * terms["gpu_hours"] + cpu_value * terms["cpu_hours"])
+
+    def table_payload(self, code: int) -> dict[str, Any]:
+        gpu_hours, cpu_hours = self.outcomes[code]
+        return {"gpu_hours": float(gpu_hours), "cpu_hours": float(cpu_hours)}
 
 
 class IntegrativeEnv(OutcomeBargainingEnv):
@@ -266,4 +323,22 @@ class IntegrativeEnv(OutcomeBargainingEnv):
         env = cls(
             "integrative_negotiation", choices, params, config.rounds, accept_same_round=True, batna_without_deal=False
         )
+        env.config = config
         return env, params
+
+    table_game = IntegrativeNegotiationsGame
+
+    def table_utility(self, terms: Mapping[str, Any], role: int, utilities: np.ndarray) -> float:
+        """The outcome table's entry for the offered options (the engine snaps every offer to options)."""
+        issues = self.config.issues
+        picked = [issue.options.index(terms[name]) for name, issue in issues.items()]
+        code = np.ravel_multi_index(picked, [len(issue.options) for issue in issues.values()])
+        return float(utilities[code, role])
+
+    def table_payload(self, code: int) -> dict[str, Any]:
+        issues = self.config.issues.items()
+        return {
+            "proposal": {
+                name: issue.options[int(k)] for (name, issue), k in zip(issues, self.outcomes[code], strict=True)
+            }
+        }

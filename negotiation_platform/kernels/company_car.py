@@ -10,15 +10,19 @@ seat is the buyer, and who opens each round.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from negotiation_platform.games.company_car import CompanyCarGame
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.fair_draws import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
+from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 
 OFFER, ACCEPT, REJECT = 0, 1, 2
@@ -221,3 +225,23 @@ class CompanyCarEnv:
             (can_offer == 1) & (pick == 0), OFFER, jnp.where((can_accept == 1) & (pick == can_offer), ACCEPT, REJECT)
         )
         return jnp.broadcast_to(jnp.stack([kind, params.min_cents + offset]).astype(jnp.int32), (2, 2))
+
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table."""
+        seat = bilateral_seat(turn, CompanyCarGame.role_labels, CompanyCarGame.roles)
+        params, buyer = self.default_params(), seat.role == 0
+        batna, decay = (params.buyer_batna, params.buyer_decay) if buyer else (params.seller_batna, params.seller_decay)
+        top = float(params.max_cents)
+        cents = 0 if seat.offer is None else round(float(seat.offer["terms"]["price"]) * 100)
+        features = seat.features(
+            float(buyer), decayed_batna(float(batna), float(decay), seat.round) * 100 / top, cents / top
+        )
+        kinds = np.array([seat.proposals_left > 0, seat.offer is not None, True]) & seat.moving
+        return {"features": features, "legal_action_mask": kinds}
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of a [kind, price in cents] row: an offer at that price, accept, or reject."""
+        kind, cents = int(action[0]), int(action[1])
+        if kind == OFFER:
+            return "offer", {"price": cents / 100}
+        return ("accept", {}) if kind == ACCEPT else ("reject", {})

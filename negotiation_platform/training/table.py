@@ -1,7 +1,8 @@
 """A trained policy at an engine table: the kernel observation rebuilt from the seat's turn state.
 
 A game's kernel that can sit at a table defines `table_observation(turn)` (this seat's row of its
-`observe`, or None for a turn the kernel does not model, such as free talk) and
+`observe`, or None for a turn the kernel does not model, such as free talk, which the policy
+passes with the first of `SKIPS` the turn allows) and
 `table_action(action, turn)` (the engine move of one kernel action row). The policy then runs
 exactly as in training: the same flat features, legal codes and network, sampling its code from a
 generator seeded by the agent's seed, so a match replays exactly.
@@ -20,17 +21,19 @@ import numpy as np
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.action_codes import with_placeholder
-from negotiation_platform.kernels.marl import MarlEnv, flat_features
+from negotiation_platform.kernels.marl import MarlEnv
+from negotiation_platform.kernels.table_features import table_features
 from negotiation_platform.training.artifacts import load_policy
 from negotiation_platform.training.network import forward
 
-PASS = "pass"
+SKIPS = ("pass", "done")
+"""Moves that pass a turn the kernel does not model (a coin game's talk, an auction's discussion)."""
 
 
 class Compiled(NamedTuple):
     env: MarlEnv
-    logits: Callable[[dict[str, np.ndarray]], jax.Array]
-    """Masked logits [1, n] of one seat's observation rows (leading axis of 1), as in training."""
+    logits: Callable[[np.ndarray, np.ndarray], jax.Array]
+    """Masked logits [1, n] of one seat's flat features [1, D] and kernel legal mask (leading axis of 1)."""
     decode: Callable[[int], jax.Array]
 
 
@@ -45,9 +48,9 @@ def compiled(directory: Path) -> Compiled:
             f"A {env.name} policy cannot sit at a table: its kernel has no table_observation.",
         )
 
-    def logits(rows: dict[str, jax.Array]) -> jax.Array:
-        avail = with_placeholder(env.codes.mask(rows["legal_action_mask"], env.params))
-        return forward(network, params, flat_features(rows), avail)[0]
+    def logits(features: jax.Array, legal: jax.Array) -> jax.Array:
+        avail = with_placeholder(env.codes.mask(legal, env.params))
+        return forward(network, params, features, avail)[0]
 
     return Compiled(env, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
 
@@ -69,9 +72,10 @@ class TablePolicy:
             return Decision()
         observation = self.kernel.table_observation(turn)
         if observation is None:
-            return Decision(action=PASS) if PASS in allowed else Decision()
-        rows = {name: np.asarray(value)[None] for name, value in observation.items()}
-        logits = np.asarray(self._compiled.logits(rows)[0], np.float64)
+            return Decision(action=next((skip for skip in SKIPS if skip in allowed), None))
+        features = table_features(observation)[None]
+        legal = np.asarray(observation["legal_action_mask"])[None]
+        logits = np.asarray(self._compiled.logits(features, legal)[0], np.float64)
         probabilities = np.exp(logits - logits.max())
         code = int(self._rng.choice(len(probabilities), p=probabilities / probabilities.sum()))
         action = np.asarray(self._compiled.decode(code))

@@ -10,14 +10,15 @@ asked for (needs JAX).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
-from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
+from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count, decode
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
 from negotiation_platform.kernels.env import Step
@@ -441,6 +442,34 @@ class AdaSocietyEnv:
         """Uniformly random legal actions for every player (the `random` policy): one uniform draw per
         player picks the k-th legal action, far cheaper than a Gumbel draw per action."""
         return uniform_set_bit(key, self.legal_bits(state, params), self.num_actions)
+
+    # --- at an engine table -----------------------------------------------------------------------
+
+    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """This seat's row of `observe`, rebuilt from its turn state at an engine table: the view carries
+        the engine's RL observation (`views.rl_observation`), whose window spans the seat's own field of
+        view; the kernel's spans the widest job's, zero outside the seat's."""
+        seen = turn["view"]["observation"]
+        layers = np.asarray(seen["grid_observation"], np.int16)
+        pad = self.fov - layers.shape[-1] // 2
+        mask = np.asarray(seen["action_mask"], np.int32)
+        return {
+            "grid_observation": np.pad(layers, ((0, 0), (pad, pad), (pad, pad))),
+            "inventory": np.asarray(seen["inventory"], np.int32),
+            "available_player": np.asarray(seen["available_player"], np.int32),
+            "final_split": np.asarray(seen["final_split"], np.float32),
+            "time": np.asarray(seen["time"], np.int32),
+            "player_id": np.asarray(seen["player_id"], np.int32),
+            "action_mask": mask,
+            "legal_action_mask": mask.astype(bool),
+            "proposal": np.asarray(seen["proposal"], np.float32),
+            "social_state": np.asarray(seen["social_state"], np.int32),
+        }
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The engine move of an action index (`encoding.decode`, players named in seat order)."""
+        players = [player["agent_id"] for player in turn["view"]["players"]]
+        return decode(self.config, players, int(action))
 
 
 def _holds(inventory: jax.Array, needed: jax.Array) -> jax.Array:
