@@ -69,6 +69,16 @@ class Match:
             contract.game_orders(spec, self.players, game) if self._hooks.orders or self._plan.game_orders else None
         )
         """Asks and checks the game's own turn orders (None: the spec's start rule applies without asking)."""
+        hooks = self._hooks
+        self._rounds_alike = (
+            self._plan.every_round
+            and len(self._plan.phases) == 1
+            and self._plan.phases[0].steady
+            and self._game_orders is None
+            and not (hooks.own_round or hooks.own_phase)
+        )
+        """Whether every round opens as the first did: one phase, the same turn order, and no hook of the
+        game's to call on the way (see `_reopen_round`)."""
         roles = spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -387,9 +397,26 @@ class Match:
         if following is not None:
             self._start_phase(following)
         elif self.round < self.spec.rounds:
-            self._start_round(self.round + 1)
+            if self._rounds_alike:
+                self._reopen_round(run)
+            else:
+                self._start_round(self.round + 1)
         else:
             self._finish()
+
+    def _reopen_round(self, run: PhaseRun) -> None:
+        """`_start_round` for a match whose rounds all open alike: its one phase's run restarts with the
+        order it had, and the log's opening events repeat the last round's (what `_start_round` and
+        `_start_phase` do in this case, in their order)."""
+        number = self.round = self.round + 1
+        game = self.game
+        game.current_round = number
+        run.restart(run.order)
+        plan = run.plan
+        if plan.seconds_per_turn is not None:
+            self._arm_deadline(run)
+        game.current_phase = plan.name
+        self.events.append_round_reopened(number, plan.name)
 
     def _start_round(self, number: int) -> None:
         self.round = number
