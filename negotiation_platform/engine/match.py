@@ -26,7 +26,7 @@ from negotiation_platform.engine.event_log import (
 )
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
-from negotiation_platform.engine.plan import ActionPlan, GameHooks, PhasePlan, spec_plan
+from negotiation_platform.engine.plan import ActionPlan, PhasePlan, game_hooks, spec_plan
 from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMaker, logical_time, orders_rng
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
@@ -61,7 +61,7 @@ class Match:
         game = self.game = game_cls(game_id=game_cls.spec.id, config=config, rng=GameRngMaker(seed))
         spec = self.spec = game.spec
         self._plan = spec_plan(spec)
-        self._hooks = GameHooks(type(game))
+        self._hooks = game_hooks(type(game))
         self._rng = orders_rng(seed) if self._plan.draws_orders else None
         """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every
         match would keep its state (benchmarks/engine.py measures what a finished match holds)."""
