@@ -75,10 +75,10 @@ class Match:
             and len(self._plan.phases) == 1
             and self._plan.phases[0].steady
             and self._game_orders is None
-            and not (hooks.own_round or hooks.own_phase)
+            and not (hooks.own_round or hooks.own_phase or hooks.ends_phases)
         )
-        """Whether every round opens as the first did: one phase, the same turn order, and no hook of the
-        game's to call on the way (see `_reopen_round`)."""
+        """Whether every round turns to the next as the first opened: one phase, the same turn order, and no
+        hook of the game's to call on the way (see `_reopen_round`)."""
         roles = spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -385,6 +385,9 @@ class Match:
         if ends_phases:
             self.game.end_phase(plan.name)
             self._drain_notices()
+        elif self._rounds_alike and self.round < self.spec.rounds:
+            self._reopen_round(run)
+            return
         self.events.append_phase_ended()
         if ends_phases and self.game.check_end_conditions():  # else nothing changed since
             self._finish()
@@ -397,17 +400,15 @@ class Match:
         if following is not None:
             self._start_phase(following)
         elif self.round < self.spec.rounds:
-            if self._rounds_alike:
-                self._reopen_round(run)
-            else:
-                self._start_round(self.round + 1)
+            self._start_round(self.round + 1)
         else:
             self._finish()
 
     def _reopen_round(self, run: PhaseRun) -> None:
-        """`_start_round` for a match whose rounds all open alike: its one phase's run restarts with the
-        order it had, and the log's opening events repeat the last round's (what `_start_round` and
-        `_start_phase` do in this case, in their order)."""
+        """The rest of `_move_on` for a match whose rounds all open alike, its phase closed and a round to
+        come: its one phase's run restarts with the order it had, and the log's phase end and opening
+        events are written at once (what `_move_on`, `_start_round` and `_start_phase` do in this case, in
+        their order)."""
         number = self.round = self.round + 1
         game = self.game
         game.current_round = number
@@ -416,7 +417,7 @@ class Match:
         if plan.seconds_per_turn is not None:
             self._arm_deadline(run)
         game.current_phase = plan.name
-        self.events.append_round_reopened(number, plan.name)
+        self.events.append_round_turned(number, plan.name)
 
     def _start_round(self, number: int) -> None:
         self.round = number
