@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import pytest
@@ -300,3 +301,41 @@ def test_the_games_history_stamps_each_action_with_its_event_number_as_a_float()
     assert stamps == [float(e.seq) for e in actions] and all(type(s) is float for s in stamps)
     assert [logical_time(n) for n in (0, 7, 4095, 4096, 10**9)] == [0.0, 7.0, 4095.0, 4096.0, 1e9]
     assert all(type(logical_time(n)) is float for n in (3, 10**9))
+
+
+@pytest.mark.parametrize("config", [{}, {"seconds_per_turn": 5.0}])
+def test_rounds_that_open_alike_log_what_the_general_opening_logs(config: dict[str, Any]) -> None:
+    """split_100's rounds all open alike, so they reopen in one step; the log, the game's round and
+    phase and the deadlines are what the general round opening gives, after every move."""
+
+    def clock() -> Callable[[], float]:
+        return iter(map(float, range(1_000_000))).__next__
+
+    quick = Match(Split100Game, ["a", "b"], seed=4, config=config, clock=clock())
+    plain = Match(Split100Game, ["a", "b"], seed=4, config=config, clock=clock())
+    assert quick._rounds_alike
+    plain._rounds_alike = False
+    for turn in range(7):
+        for match in (quick, plain):
+            match.submit("ab"[turn % 2], "propose", {"mine": 50 + turn})
+        assert list(quick.events) == list(plain.events)
+        assert quick.events_for("a") == plain.events_for("a")
+        assert (quick.round, quick.phase, quick.acting()) == (plain.round, plain.phase, plain.acting())
+        assert (quick.game.current_round, quick.game.current_phase) == (plain.game.current_round, "bargain")
+        assert quick.deadline == plain.deadline and (quick.deadline is None) == ("seconds_per_turn" not in config)
+    assert quick.round == 4
+
+
+def test_a_game_class_patched_between_matches_is_read_as_it_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which hooks a class replaces is kept per class, but checked against the class for every match."""
+
+    class Strict(Split100Game):
+        pass
+
+    assert Match(Strict, ["a", "b"]).submit("a", "walk_away")
+    monkeypatch.setattr(Strict, "available_actions", lambda self, player, names: [n for n in names if n != "walk_away"])
+    with pytest.raises(NegotiationError) as refused:
+        Match(Strict, ["a", "b"]).submit("a", "walk_away")
+    assert refused.value.code is ErrorCode.INVALID_ACTION
+    monkeypatch.undo()
+    assert Match(Strict, ["a", "b"]).submit("a", "walk_away")

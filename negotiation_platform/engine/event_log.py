@@ -37,6 +37,8 @@ _RECENT = 32
 """How many recently read events a running match keeps made (see `EventLog._span`)."""
 _NOBODY = 255
 """The actor byte of events no player caused."""
+_ROUND_TURNED = bytes((_PHASE_ENDED, _ROUND_STARTED, _PHASE_STARTED))
+_THREE_NOBODIES = bytes((_NOBODY, _NOBODY, _NOBODY))
 _new_event = tuple.__new__
 ActionKind = tuple[str, tuple[str, ...] | None, str | None]
 """What an action's record is rebuilt from besides its payload: name, payload fields, and for a move
@@ -236,6 +238,20 @@ class EventLog(_Events):
         codes.append(_PHASE_STARTED)
         self._actors.append(_NOBODY)
         self._data.append(kept)
+
+    def append_round_turned(self, round_number: int, phase: str) -> None:
+        """The one phase of a round ends, and the next round opens as the last one did: `phase_ended`,
+        `round_started`, then `phase_started` with the data the phase last opened with (what
+        `append_phase_ended`, `append_round_started` and `_open` write; the phase's end stays in its
+        stretch, and the two openings each begin their own)."""
+        codes = self._codes
+        start = len(codes) + 1
+        self._frame_starts.extend((start, start + 1))
+        self._frame_rounds.extend((round_number, round_number))
+        self._frame_phases.extend((None, phase))
+        codes.extend(_ROUND_TURNED)
+        self._actors.extend(_THREE_NOBODIES)
+        self._data.extend((None, None, self._openings[phase]))
 
     def append_phase_ended(self) -> None:
         self._codes.append(_PHASE_ENDED)

@@ -26,7 +26,7 @@ from negotiation_platform.engine.event_log import (
 )
 from negotiation_platform.engine.events import INPUT_KINDS, Event, EventKind
 from negotiation_platform.engine.phase_run import PhaseRun
-from negotiation_platform.engine.plan import ActionPlan, GameHooks, PhasePlan, spec_plan
+from negotiation_platform.engine.plan import ActionPlan, PhasePlan, game_hooks, spec_plan
 from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMaker, logical_time, orders_rng
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
@@ -61,7 +61,7 @@ class Match:
         game = self.game = game_cls(game_id=game_cls.spec.id, config=config, rng=GameRngMaker(seed))
         spec = self.spec = game.spec
         self._plan = spec_plan(spec)
-        self._hooks = GameHooks(type(game))
+        self._hooks = game_hooks(type(game))
         self._rng = orders_rng(seed) if self._plan.draws_orders else None
         """Made only for specs whose turn orders are drawn: seeding one is dear next to a move, and every
         match would keep its state (benchmarks/engine.py measures what a finished match holds)."""
@@ -69,6 +69,16 @@ class Match:
             contract.game_orders(spec, self.players, game) if self._hooks.orders or self._plan.game_orders else None
         )
         """Asks and checks the game's own turn orders (None: the spec's start rule applies without asking)."""
+        hooks = self._hooks
+        self._rounds_alike = (
+            self._plan.every_round
+            and len(self._plan.phases) == 1
+            and self._plan.phases[0].steady
+            and self._game_orders is None
+            and not (hooks.own_round or hooks.own_phase or hooks.ends_phases)
+        )
+        """Whether every round turns to the next as the first opened: one phase, the same turn order, and no
+        hook of the game's to call on the way (see `_reopen_round`)."""
         roles = spec.roles
         if not roles.min_players <= len(players) <= roles.max_players or len(set(players)) != len(players):
             raise ValueError(
@@ -375,6 +385,9 @@ class Match:
         if ends_phases:
             self.game.end_phase(plan.name)
             self._drain_notices()
+        elif self._rounds_alike and self.round < self.spec.rounds:
+            self._reopen_round(run)
+            return
         self.events.append_phase_ended()
         if ends_phases and self.game.check_end_conditions():  # else nothing changed since
             self._finish()
@@ -390,6 +403,21 @@ class Match:
             self._start_round(self.round + 1)
         else:
             self._finish()
+
+    def _reopen_round(self, run: PhaseRun) -> None:
+        """The rest of `_move_on` for a match whose rounds all open alike, its phase closed and a round to
+        come: its one phase's run restarts with the order it had, and the log's phase end and opening
+        events are written at once (what `_move_on`, `_start_round` and `_start_phase` do in this case, in
+        their order)."""
+        number = self.round = self.round + 1
+        game = self.game
+        game.current_round = number
+        run.restart(run.order)
+        plan = run.plan
+        if plan.seconds_per_turn is not None:
+            self._arm_deadline(run)
+        game.current_phase = plan.name
+        self.events.append_round_turned(number, plan.name)
 
     def _start_round(self, number: int) -> None:
         self.round = number

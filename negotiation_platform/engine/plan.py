@@ -4,6 +4,7 @@ hooks do anything. A match then asks dictionaries and flags on each move rather 
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from negotiation_platform.engine.event_log import action_kind
@@ -113,11 +114,39 @@ def spec_plan(spec: GameSpec) -> SpecPlan:
     return plan
 
 
+_HOOK_METHODS = attrgetter(
+    "action_error",
+    "is_valid_action",
+    "has_own_rules",
+    "available_actions",
+    "end_phase",
+    "phase_order",
+    "drain_notices",
+    "begin_round",
+    "begin_phase",
+)
+"""What `GameHooks` is read from: a class's methods as they are now (a test may patch them)."""
+_hooks: dict[type[BaseGame[Any]], tuple[tuple[object, ...], tuple[object, ...], GameHooks]] = {}
+
+
+def game_hooks(game_cls: type[BaseGame[Any]]) -> GameHooks:
+    """`GameHooks(game_cls)`, kept while the class's methods and BaseGame's are the ones it was read
+    from: checked for each match (a class patched meanwhile is read again as it is now)."""
+    methods, base = _HOOK_METHODS(game_cls), _HOOK_METHODS(BaseGame)
+    known = _hooks.get(game_cls)
+    if known is not None and known[0] == methods and known[1] == base:
+        return known[2]
+    if len(_hooks) >= _MAX_PLANS:
+        _hooks.clear()
+    hooks = GameHooks(game_cls)
+    _hooks[game_cls] = (methods, base, hooks)
+    return hooks
+
+
 class GameHooks:
     """Which of BaseGame's hooks a game class replaces: a hook it keeps does nothing the engine does not
     already know (allows everything, announces nothing, sets the round), so the engine need not call it.
-    Read for each match, not kept per class: a class patched meanwhile (a test's monkeypatch) is read
-    as it is now."""
+    Made by `game_hooks`, which checks for each match that the class is still as it was read."""
 
     __slots__ = ("ends_phases", "filters", "orders", "own_notices", "own_phase", "own_round", "refuses")
 

@@ -95,6 +95,10 @@ class Split100Game(BaseGame[Split100Config]):
         return True
 
     def available_actions(self, player_id: str, candidates: list[str]) -> list[str]:
+        """Accepting needs the other player's standing offer (the engine asks this of every move it
+        takes, with the move alone as the candidate: most ask nothing about accepting)."""
+        if "accept" not in candidates:
+            return list(candidates)
         offer = self.game_data["standing_offer"]
         can_accept = offer is not None and offer["by"] != player_id
         return [a for a in candidates if a != "accept" or can_accept]
