@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import uniform_indices
+from negotiation_platform.kernels.sampling import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
 from negotiation_platform.kernels.utilities import round_factor
 

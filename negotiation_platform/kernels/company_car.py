@@ -17,7 +17,7 @@ import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_index_pair
+from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
 

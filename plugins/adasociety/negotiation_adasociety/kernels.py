@@ -21,8 +21,8 @@ from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_co
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_set_bit
-from negotiation_platform.kernels.skips import only_if
+from negotiation_platform.kernels.sampling import computed_once, distinct_indices, uniform_order, uniform_set_bit
+from negotiation_platform.kernels.occasional import only_if
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -230,7 +230,7 @@ class AdaSocietyEnv:
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
         """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
         legal = bitmasks.bit_at(self.legal_bits(state, params), actions)
-        actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
+        actions = computed_once(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
         # bargaining happens only in the first steps

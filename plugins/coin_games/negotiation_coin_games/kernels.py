@@ -18,7 +18,7 @@ import numpy as np
 
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 
 SPLIT = "split"
 
