@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.sampling import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
 
@@ -35,7 +35,7 @@ class State(NamedTuple):
     done: jax.Array
 
 
-class AuctionEnv:
+class AuctionEnv(BaseKernel):
     game_id = "auction"
     reset_when_any_done = True  # every match is exactly one step
 
@@ -61,9 +61,6 @@ class AuctionEnv:
         """A bid of 0..value_high, as the engine allows."""
         return spaces.Discrete(self.num_actions)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def draws(self, key: jax.Array, params: Params) -> Draws:
         span = jnp.full(self.num_agents, params.value_high - params.value_low + 1, jnp.int32)
         return Draws(params.value_low + uniform_indices(key, span))
@@ -72,10 +69,6 @@ class AuctionEnv:
         zeros = jnp.zeros(self.num_agents, jnp.int32)
         return State(jnp.asarray(draws.values, jnp.int32), zeros, jnp.bool_(False))
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
-
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         """Each bidder sees only its own value (scaled to the value range) and which bids it may make."""
         span = jnp.maximum(params.value_high - params.value_low, 1)
@@ -83,12 +76,10 @@ class AuctionEnv:
         legal = jnp.broadcast_to(~state.done, (self.num_agents, self.num_actions))
         return {"features": own, "legal_action_mask": legal}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         bids = jnp.maximum(actions.astype(jnp.int32), 0)
         payoff = auction_utilities(bids.astype(jnp.float32), state.values.astype(jnp.float32), self.second_price)
-        rewards = jnp.where(state.done, 0.0, payoff)
-        new = State(state.values, jnp.where(state.done, state.bids, bids), jnp.bool_(True))
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
+        return Moved(State(state.values, bids, jnp.bool_(True)), payoff, {"payoffs": payoff})
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         return uniform_indices(key, jnp.full(self.num_agents, self.num_actions, jnp.int32))

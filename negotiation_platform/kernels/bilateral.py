@@ -19,9 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 from negotiation_platform.kernels.utilities import round_factor
 
 
@@ -54,7 +54,7 @@ class State(NamedTuple):
     end_round: jax.Array
 
 
-class OutcomeBargainingEnv:
+class OutcomeBargainingEnv(BaseKernel):
     """The bilateral protocol over a finite outcome table; a game supplies the table and two rules."""
 
     num_agents = 2
@@ -90,9 +90,6 @@ class OutcomeBargainingEnv:
     def action_space(self, params: Params) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def draws(self, key: jax.Array, params: Params) -> Draws:
         flips = coin_flips(key, self.rounds + 1)
         return Draws(flips[0], flips[1:])
@@ -112,10 +109,6 @@ class OutcomeBargainingEnv:
             outcome=jnp.int32(-1),
             end_round=jnp.int32(1),
         )
-
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
 
     def current_player(self, state: State) -> jax.Array:
         opener = state.openers[jnp.clip(state.round - 1, 0, self.rounds - 1)]
@@ -180,12 +173,16 @@ class OutcomeBargainingEnv:
         )
         return {"features": features, "legal_action_mask": self.legal_mask(state)}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def replace_illegal(self, state: State, actions: jax.Array, params: Params) -> tuple[jax.Array, jax.Array]:
+        """An illegal code of the mover's becomes a reject (only the mover's code is read)."""
+        codes = actions.astype(jnp.int32)
+        legal = self._is_legal(state, self.current_player(state), codes[self.current_player(state)])
+        return jnp.where(legal, codes, self.reject_code), ~legal
+
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         actor = self.current_player(state)
         other = 1 - actor
-        code = actions[actor].astype(jnp.int32)
-        legal = self._is_legal(state, actor, code)
-        code = jnp.where(legal, code, self.reject_code)
+        code = actions[actor]
         propose = code < self.accept_code
         accept = code == self.accept_code
         identical = propose & (state.offer_round[other] == state.round) & (state.offer[other] == code)
@@ -205,10 +202,7 @@ class OutcomeBargainingEnv:
             outcome=jnp.where(accept, state.offer[other], jnp.where(identical, code, state.outcome)),
             end_round=jnp.minimum(state.round, self.rounds),
         )
-        new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
-        payoff = self.payoffs(new, params)
-        rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff, "illegal": ~legal})
+        return Moved(moved)
 
     def payoffs(self, state: State, params: Params) -> jax.Array:
         """f32[2]: the agreed outcome's utility for each seat's role; without a deal 0 or the decayed BATNA."""

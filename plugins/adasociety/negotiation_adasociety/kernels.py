@@ -20,9 +20,10 @@ from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
+from negotiation_platform.kernels.base import BaseKernel
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.sampling import computed_once, distinct_indices, uniform_order, uniform_set_bit
 from negotiation_platform.kernels.occasional import only_if
+from negotiation_platform.kernels.sampling import computed_once, distinct_indices, uniform_order, uniform_set_bit
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -87,8 +88,12 @@ BONDS = ("partner", "parity", "proposal", "group", "share", "next_group")
 """The fields of `State` that bargaining changes."""
 
 
-class AdaSocietyEnv:
-    """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable."""
+class AdaSocietyEnv(BaseKernel):
+    """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable.
+
+    `step` is its own: a step's collision priority can be given (`transition`), and a finished
+    match is frozen by turning every action into stay, which keeps the map as it is without a
+    select over the whole state."""
 
     reset_when_any_done = True  # every match lasts exactly max_length steps
 
@@ -116,9 +121,6 @@ class AdaSocietyEnv:
     def action_space(self, params: Params) -> spaces.Discrete:
         """The 27-index layout of `negotiation_adasociety.encoding` (37 in the hard preset)."""
         return spaces.Discrete(self.num_actions)
-
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
 
     def default_params(self) -> Params:
         config, rules = self.config, Rules(self.config)
@@ -164,10 +166,6 @@ class AdaSocietyEnv:
             totals=jnp.zeros((n,), jnp.float32),
             done=jnp.bool_(False),
         )
-
-    def reset(self, key: jax.Array, params: Params) -> tuple[dict[str, jax.Array], State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
 
     # --- legality -------------------------------------------------------------------------------
 
