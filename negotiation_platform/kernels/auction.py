@@ -69,6 +69,10 @@ class AuctionEnv(BaseKernel):
         zeros = jnp.zeros(self.num_agents, jnp.int32)
         return State(jnp.asarray(draws.values, jnp.int32), zeros, jnp.bool_(False))
 
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): each bidder's value, in seat order."""
+        return Draws(jnp.array([match.game.game_data["values"][p] for p in match.players], jnp.int32))
+
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         """Each bidder sees only its own value (scaled to the value range) and which bids it may make."""
         span = jnp.maximum(params.value_high - params.value_low, 1)

@@ -17,8 +17,16 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from negotiation_platform.engine import EventKind, Match
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.env import Step
+
+
+def round_openers(match: Match, rounds: int) -> jax.Array:
+    """int32[rounds]: the seat that opened each round of an engine match (0 for rounds it never
+    reached), for an `engine_draws` of a game that draws who opens each round."""
+    seats = [match.players.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
+    return jnp.array(seats + [0] * (rounds - len(seats)), jnp.int32)
 
 
 class Moved(NamedTuple):

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.base import BaseKernel, Moved
+from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
 from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 from negotiation_platform.kernels.utilities import round_factor
@@ -109,6 +109,11 @@ class OutcomeBargainingEnv(BaseKernel):
             outcome=jnp.int32(-1),
             end_round=jnp.int32(1),
         )
+
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): seat 0's role and each round's opener."""
+        role = type(match.game).roles.index(match.game.game_data["roles"][match.players[0]])
+        return Draws(jnp.int32(role), round_openers(match, self.rounds))
 
     def current_player(self, state: State) -> jax.Array:
         opener = state.openers[jnp.clip(state.round - 1, 0, self.rounds - 1)]

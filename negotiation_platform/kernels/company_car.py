@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.base import BaseKernel, Moved
+from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
@@ -123,6 +123,14 @@ class CompanyCarEnv(BaseKernel):
             agreed=jnp.bool_(False),
             cents=zero,
             agree_round=zero,
+        )
+
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): the buyer's seat and each round's opener
+        (rounds the match never reached open with seat 0)."""
+        return Draws(
+            jnp.int32(match.players.index(match.game.game_data["role_assignments"]["buyer"])),
+            round_openers(match, self.rounds),
         )
 
     def actor(self, state: State) -> jax.Array:

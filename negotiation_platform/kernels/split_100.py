@@ -71,6 +71,10 @@ class Split100Env(BaseKernel):
         zero = jnp.int32(0)
         return State(zero, jnp.int32(-1), zero, jnp.bool_(False), jnp.bool_(False), jnp.float32(0), zero)
 
+    def engine_draws(self, match: Any) -> None:
+        """The draws of an engine match (`check_kernel`): split_100 has none."""
+        return None
+
     def action_mask(self, state: State) -> jax.Array:
         """bool[2, total + 3]: legal codes per seat (all False for the seat not to move)."""
         codes = jnp.arange(self.total + 3)

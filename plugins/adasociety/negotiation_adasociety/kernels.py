@@ -10,7 +10,7 @@ asked for (needs JAX).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -166,6 +166,20 @@ class AdaSocietyEnv(BaseKernel):
             totals=jnp.zeros((n,), jnp.float32),
             done=jnp.bool_(False),
         )
+
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's map draws in this form (`check_kernel`)."""
+        return Draws(**{name: jnp.array(cells, jnp.int32) for name, cells in match.game.initial_draws.items()})
+
+    def engine_step_draws(self, match: Any, index: int) -> jax.Array:
+        """The collision priority the engine drew on its step `index` (from 0), for `replay_step`."""
+        physical = index - self.negotiation_steps
+        drawn = match.game.step_priorities[physical] if physical >= 0 else range(self.num_agents)
+        return jnp.array(list(drawn), jnp.int32)
+
+    def replay_step(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
+        """`step` with the engine's collision priority of that step (`check_kernel`)."""
+        return self.transition(state, actions, priority, params)
 
     # --- legality -------------------------------------------------------------------------------
 

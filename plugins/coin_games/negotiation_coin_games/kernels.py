@@ -104,6 +104,19 @@ class CoinEnv(BaseKernel):
     def init_state(self, params: None, draws: Draws) -> State:
         return State(jnp.int32(0), draws, jnp.zeros(2, jnp.float32), jnp.bool_(False))
 
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws for every round in this form (`check_kernel`, the differential tests)."""
+        rounds, players = match.game.game_data["rounds"], match.players
+        items = list(rounds[0]["stock"])
+        return Draws(
+            jnp.int32(match.game.game_data["first_starter"]),
+            jnp.array([[r["stock"][i] for i in items] for r in rounds], jnp.float32),
+            jnp.array([[[r["values"][p][i] for i in items] for p in players] for r in rounds], jnp.float32),
+            jnp.array(
+                [[HANDS.index(r["hands"][p]) for p in players] if "hands" in r else [0, 0] for r in rounds], jnp.int32
+            ),
+        )
+
     def private(self, state: State, r: jax.Array) -> jax.Array:
         """f32[2, k]: what each agent knows of values this round."""
         return state.draws.values[r]
