@@ -76,7 +76,11 @@ def test_a_broken_kernel_fails_with_the_step_the_field_and_both_values(kernel: A
         check_kernel(Split100Game, seeds=range(10), config={"rounds": 3}, kernel=kernel)
     message = str(failed.value)
     assert failed.value.check == check and f"[{check}]" in message and says in message, message
-    assert f"seed {failed.value.seed}, step {failed.value.step}" in message and "reproduce" in message
+    assert f"seed {failed.value.seed}, step {failed.value.step}" in message
+    seeds = f"seeds=[{failed.value.seed}]"
+    assert (
+        f"reproduce: check_kernel(Split100Game, {seeds}, config={{'rounds': 3}}, kernel={kernel.__name__})" in message
+    )
 
 
 def test_a_table_observation_that_allows_what_the_game_refuses_is_caught_by_the_engine() -> None:

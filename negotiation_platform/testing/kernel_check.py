@@ -36,10 +36,9 @@ UNMODELLED = "check_kernel: a turn the kernel does not model (free talk)"
 class KernelCheckError(AssertionError):
     """A kernel disagreed with its game; `check` names what, `seed` the match, `step` the kernel step."""
 
-    def __init__(self, check: str, game_id: str, seed: int | None, detail: str, step: int | None = None) -> None:
+    def __init__(self, check: str, game_id: str, detail: str, seed: int | None = None, step: int | None = None) -> None:
         where = game_id if seed is None else f"{game_id}, seed {seed}" + ("" if step is None else f", step {step}")
-        again = "" if seed is None else f" (reproduce: check_kernel({game_id} game class, seeds=[{seed}], config=...))"
-        super().__init__(f"check_kernel [{check}] failed for {where}: {detail}{again}")
+        super().__init__(f"check_kernel [{check}] failed for {where}: {detail}")
         self.check, self.game_id, self.seed, self.step = check, game_id, seed, step
 
 
@@ -63,6 +62,25 @@ class _Step:
     finished: bool
 
 
+@dataclass
+class _Kernel:
+    """A kernel under check, with its jitted pieces (compiled once for every seed)."""
+
+    env: Any
+    params: Any
+    game_id: str
+    call: str
+    """How to check one seed again: `check_kernel(...)` with everything but the seeds."""
+    observe: Any
+    replay: Any
+    legal_codes: Any
+    decode: Any
+
+    def fail(self, check: str, detail: str, seed: int, step: int) -> KernelCheckError:
+        again = f" (reproduce: {self.call.replace('SEEDS', f'seeds=[{seed}]')})"
+        return KernelCheckError(check, self.game_id, detail + again, seed, step)
+
+
 def check_kernel(
     game_cls: type[BaseGame[Any]],
     seeds: Iterable[int] = DEFAULT_SEEDS,
@@ -77,9 +95,9 @@ def check_kernel(
     `kernel` is the kernel class (anything with `from_config`); by default the one registered for the
     game through `register_kernels`. The kernel needs `table_observation(turn)`, `table_action(action,
     turn)` and `engine_draws(match)`; a kernel whose steps draw at random also `engine_step_draws(match,
-    index)` and `replay_step` (see `kernels.base.BaseKernel`). Raises `KernelCheckError` (an
+    index)` and `replay_step(state, actions, draws, params)`. Raises `KernelCheckError` (an
     AssertionError) naming the check (`hooks`, `engine_refused`, `observation`, `done`, `payoffs`,
-    `frozen`), the seed and the step, with both values.
+    `frozen`), the seed and the kernel step, with both sides' values and the call that repeats it.
     """
     import jax
 
@@ -94,59 +112,59 @@ def check_kernel(
         env, params = kernel.from_config(parsed)
     missing = [hook for hook in HOOKS if not hasattr(env, hook)]
     if missing:
-        raise KernelCheckError(
-            "hooks", game_id, None, f"the kernel has no {', '.join(missing)}: define them to check it"
-        )
+        raise KernelCheckError("hooks", game_id, f"the kernel has no {', '.join(missing)}: define them to check it")
     codes = codes_for(env.action_space(params))
-    decode = jax.jit(lambda code: codes.decode(code[None], params)[0])
-    mask = jax.jit(lambda legal: codes.mask(legal[None], params)[0])
-    replay = jax.jit(lambda state, actions, draws: _replay_step(env, state, actions, draws, params))
-    observe = jax.jit(lambda state: env.observe(state, params))
+    overrides = parsed.model_dump(exclude_defaults=True)
+    call = f"check_kernel({game_cls.__name__}, SEEDS" + (f", config={overrides!r}" if overrides else "")
+    checked = _Kernel(
+        env,
+        params,
+        game_id,
+        call + (f", kernel={kernel.__name__})" if kernel is not None else ")"),
+        observe=jax.jit(lambda state: env.observe(state, params)),
+        replay=jax.jit(lambda state, actions, draws: _replay_step(env, state, actions, draws, params)),
+        legal_codes=jax.jit(lambda legal: codes.mask(legal[None], params)[0]),
+        decode=jax.jit(lambda code: codes.decode(code[None], params)[0]),
+    )
     for seed in seeds:
         match = Match(game_cls, [f"p{i}" for i in range(env.num_agents)], config=parsed, seed=seed)
-        steps = _play(match, env, game_id, seed, random.Random(seed), decode, mask, max_steps)
-        _replay(match, env, params, game_id, seed, steps, observe, replay)
+        _replay(checked, match, seed, _play(checked, match, seed, max_steps))
 
 
-def _play(
-    match: Match, env: Any, game_id: str, seed: int, rng: random.Random, decode: Any, mask: Any, limit: int
-) -> list[_Step]:
+def _play(kernel: _Kernel, match: Match, seed: int, limit: int) -> list[_Step]:
     """Play the match with random legal kernel actions turned into engine moves; the steps as played."""
-    steps: list[_Step] = []
+    rng, steps = random.Random(seed), list[_Step]()
     while not match.finished and len(steps) < limit:
         acting = match.acting()
         turns = [seat_turn(match, player) for player in match.players]
-        observations = [env.table_observation(turn) for turn in turns]
+        observations = [kernel.env.table_observation(turn) for turn in turns]
         if any(observations[match.players.index(p)] is None for p in acting):
             for player in acting:
                 match.play_default(player, UNMODELLED)
             continue
         rows = []
         for observation in observations:
-            legal = np.flatnonzero(np.asarray(mask(observation["legal_action_mask"]))) if observation else ()
-            rows.append(np.asarray(decode(np.int32(rng.choice(list(legal)) if len(legal) else 0))))
+            legal = np.flatnonzero(kernel.legal_codes(observation["legal_action_mask"])) if observation else ()
+            rows.append(np.asarray(kernel.decode(np.int32(rng.choice(list(legal)) if len(legal) else 0))))
         for player in acting:
             seat = match.players.index(player)
-            name, payload = env.table_action(rows[seat], turns[seat])
+            name, payload = kernel.env.table_action(rows[seat], turns[seat])
             try:
                 match.submit(player, name, payload)
             except NegotiationError as refused:
-                detail = (
-                    f"{player} played the kernel's legal action {rows[seat].tolist()} as {name} {payload}: {refused}"
-                )
-                raise KernelCheckError("engine_refused", game_id, seed, detail, len(steps)) from None
+                detail = f"{player}'s legal kernel action {rows[seat].tolist()}, played as {name} {payload}: {refused}"
+                raise kernel.fail("engine_refused", detail, seed, len(steps)) from None
         steps.append(_Step([dict(o or {}) for o in observations], np.stack(rows), match.finished))
     return steps
 
 
-def _replay(
-    match: Match, env: Any, params: Any, game_id: str, seed: int, steps: list[_Step], observe: Any, replay: Any
-) -> None:
+def _replay(kernel: _Kernel, match: Match, seed: int, steps: list[_Step]) -> None:
     """The kernel from the engine's draws through the same actions, compared step by step."""
-    state = env.init_state(params, env.engine_draws(match))
+    env = kernel.env
+    state = env.init_state(kernel.params, env.engine_draws(match))
     totals = np.zeros(env.num_agents)
     for index, played in enumerate(steps):
-        seen = observe(state)
+        seen = kernel.observe(state)
         for seat, observation in enumerate(played.observations):
             for field, engine_value in observation.items():
                 kernel_value = np.asarray(seen[field][seat])
@@ -155,28 +173,28 @@ def _replay(
                         f"seat {seat} ({match.players[seat]}), observation field {field!r}: kernel "
                         f"{kernel_value.tolist()}, engine {np.asarray(engine_value).tolist()}"
                     )
-                    raise KernelCheckError("observation", game_id, seed, detail, index)
-        out = replay(state, played.actions, _step_draws(env, match, index))
+                    raise kernel.fail("observation", detail, seed, index)
+        out = kernel.replay(state, played.actions, _step_draws(env, match, index))
         state, totals = out.state, totals + np.asarray(out.rewards, np.float64)
         if bool(out.done) != played.finished:
             detail = (
                 f"after actions {played.actions.tolist()} the kernel's done is {bool(out.done)}, "
                 f"the engine's match finished is {played.finished}"
             )
-            raise KernelCheckError("done", game_id, seed, detail, index)
+            raise kernel.fail("done", detail, seed, index)
     if not match.finished:
-        raise KernelCheckError("done", game_id, seed, f"the match did not end within {len(steps)} kernel steps")
+        raise kernel.fail("done", f"the match did not end within {len(steps)} kernel steps", seed, len(steps))
     assert match.result is not None
     engine = np.array([match.result.final_scores[player] for player in match.players])
     if not np.allclose(totals, engine, rtol=TOLERANCE, atol=TOLERANCE):
         detail = f"summed rewards per seat: kernel {totals.tolist()}, engine payoffs {engine.tolist()}"
-        raise KernelCheckError("payoffs", game_id, seed, detail, len(steps))
-    after = replay(state, steps[-1].actions, _step_draws(env, match, len(steps) - 1)) if steps else None
-    if after is not None:
-        same = all(np.array_equal(a, b) for a, b in zip(jax_leaves(after.state), jax_leaves(state), strict=True))
-        if not same or np.any(np.asarray(after.rewards) != 0):
+        raise kernel.fail("payoffs", detail, seed, len(steps))
+    if steps:
+        after = kernel.replay(state, steps[-1].actions, _step_draws(env, match, len(steps) - 1))
+        unchanged = all(np.array_equal(a, b) for a, b in zip(_leaves(after.state), _leaves(state), strict=True))
+        if not unchanged or np.any(np.asarray(after.rewards) != 0):
             detail = f"stepping the finished match changed its state or paid {np.asarray(after.rewards).tolist()}"
-            raise KernelCheckError("frozen", game_id, seed, detail, len(steps))
+            raise kernel.fail("frozen", detail, seed, len(steps))
 
 
 def _step_draws(env: Any, match: Match, index: int) -> Any:
@@ -192,7 +210,7 @@ def _replay_step(env: Any, state: Any, actions: Any, draws: Any, params: Any) ->
     return env.step(jax.random.key(0), state, actions, params)
 
 
-def jax_leaves(tree: Any) -> list[np.ndarray]:
+def _leaves(tree: Any) -> list[np.ndarray]:
     import jax
 
     return [np.asarray(leaf) for leaf in jax.tree.leaves(tree)]
