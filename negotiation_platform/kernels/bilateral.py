@@ -22,6 +22,7 @@ from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
 from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
+from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.utilities import round_factor
 
 
@@ -179,15 +180,16 @@ class OutcomeBargainingEnv(BaseKernel):
         return {"features": features, "legal_action_mask": self.legal_mask(state)}
 
     def replace_illegal(self, state: State, actions: jax.Array, params: Params) -> tuple[jax.Array, jax.Array]:
-        """An illegal code of the mover's becomes a reject (only the mover's code is read)."""
-        codes = actions.astype(jnp.int32)
-        legal = self._is_legal(state, self.current_player(state), codes[self.current_player(state)])
-        return jnp.where(legal, codes, self.reject_code), ~legal
+        """The mover's code for both seats (only the mover's is read), a reject where it is illegal."""
+        actor = self.current_player(state)
+        code = actions[actor].astype(jnp.int32)
+        legal = self._is_legal(state, actor, code)
+        return jnp.broadcast_to(jnp.where(legal, code, self.reject_code), (2,)), ~legal
 
     def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         actor = self.current_player(state)
         other = 1 - actor
-        code = actions[actor]
+        code = entry(actions, actor)  # selects, which XLA folds: `replace_illegal` gave every seat this code
         propose = code < self.accept_code
         accept = code == self.accept_code
         identical = propose & (state.offer_round[other] == state.round) & (state.offer[other] == code)
