@@ -80,6 +80,11 @@ class AuctionEnv(BaseKernel):
         legal = jnp.broadcast_to(~state.done, (self.num_agents, self.num_actions))
         return {"features": own, "legal_action_mask": legal}
 
+    def freeze(self, state: State, moved: State) -> State:
+        """A finished match keeps its bids; every match is over after its one step, so `done` stays the
+        constant True (which lets XLA drop work a data-dependent `done` would need in rollouts)."""
+        return moved._replace(bids=jnp.where(state.done, state.bids, moved.bids))
+
     def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         bids = jnp.maximum(actions.astype(jnp.int32), 0)
         payoff = auction_utilities(bids.astype(jnp.float32), state.values.astype(jnp.float32), self.second_price)
