@@ -1,17 +1,5 @@
-"""The parts of a seat's turn state (as `arena.answers` builds it) that a kernel's table observation reads."""
+"""The parts of a seat's turn state that a kernel's table observation reads (`check_kernel`'s helper)."""
 
-from __future__ import annotations
+from negotiation_platform.testing.kernel_check import seat_turn
 
-from typing import Any
-
-from negotiation_platform.engine import Match
-
-
-def seat_turn(match: Match, player: str) -> dict[str, Any]:
-    return {
-        "game_id": match.game.spec.id,
-        "agent_id": player,
-        "players": list(match.players),
-        "your_turn": player in match.acting(),
-        "view": match.game.get_player_view(player),
-    }
+__all__ = ["seat_turn"]

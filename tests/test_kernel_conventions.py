@@ -118,8 +118,8 @@ def test_outcome_table_kernels_judge_and_sample_moves_as_their_mask_says(game: s
     assert bool(state.done.all())
 
 
-def test_fair_draws_cover_their_range_evenly() -> None:
-    from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+def test_sampled_values_cover_their_range_evenly() -> None:
+    from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 
     flips = np.asarray(coin_flips(jax.random.key(0), 100_000))
     assert set(np.unique(flips)) == {0, 1} and abs(flips.mean() - 0.5) < 0.01
@@ -136,7 +136,7 @@ def test_fair_draws_cover_their_range_evenly() -> None:
 
 
 def test_uniform_orders_are_every_order_equally_often() -> None:
-    from negotiation_platform.kernels.fair_draws import uniform_order
+    from negotiation_platform.kernels.sampling import uniform_order
 
     keys = jax.random.split(jax.random.key(5), 48_000)
     orders = np.asarray(jax.jit(jax.vmap(lambda key: uniform_order(key, 4)))(keys))
@@ -150,7 +150,7 @@ def test_uniform_orders_are_every_order_equally_often() -> None:
 
 
 def test_nth_true_finds_the_nth_true_of_rows_of_any_width() -> None:
-    from negotiation_platform.kernels.fair_draws import nth_true
+    from negotiation_platform.kernels.sampling import nth_true
 
     rng = np.random.default_rng(0)
     for width in (1, 5, 27, 32, 33, 37, 70):  # one word, a full word, two and three words
@@ -161,7 +161,7 @@ def test_nth_true_finds_the_nth_true_of_rows_of_any_width() -> None:
 
 
 def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -> None:
-    from negotiation_platform.kernels.fair_draws import distinct_indices
+    from negotiation_platform.kernels.sampling import distinct_indices
 
     keys = jax.random.split(jax.random.key(4), 30_000)
     triples = np.asarray(jax.jit(jax.vmap(lambda key: distinct_indices(key, 5, 3)))(keys))
@@ -174,13 +174,13 @@ def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -
         assert len(set(cells.tolist())) == n and cells.min() >= 0 and cells.max() < count
 
 
-def test_kept_values_are_the_values() -> None:
-    from negotiation_platform.kernels.fair_draws import kept
+def test_once_are_the_values() -> None:
+    from negotiation_platform.kernels.sampling import computed_once
 
     for bound in (1, 27, 37, 225):  # read back, and divided
         values = jnp.asarray(np.random.default_rng(bound).integers(0, bound, (50, 8)), jnp.int32)
-        kept_values = jax.jit(lambda v, b=bound: kept(v, b))(values)
-        assert kept_values.dtype == values.dtype and (np.asarray(kept_values) == np.asarray(values)).all(), bound
+        once = jax.jit(lambda v, b=bound: computed_once(v, b))(values)
+        assert once.dtype == values.dtype and (np.asarray(once) == np.asarray(values)).all(), bound
 
 
 def test_bit_masks_pack_unpack_and_test_bits_as_the_booleans_they_hold() -> None:
@@ -203,7 +203,7 @@ def test_bit_masks_pack_unpack_and_test_bits_as_the_booleans_they_hold() -> None
 
 
 def test_only_if_computes_where_needed_and_leaves_the_rest() -> None:
-    from negotiation_platform.kernels.skips import only_if
+    from negotiation_platform.kernels.occasional import only_if
 
     def step(needed: jax.Array, x: jax.Array) -> jax.Array:
         return only_if(needed, lambda: x * 10 + 1, x)
@@ -216,7 +216,7 @@ def test_only_if_computes_where_needed_and_leaves_the_rest() -> None:
 
 
 def test_uniform_true_picks_every_true_equally_often_and_never_a_false() -> None:
-    from negotiation_platform.kernels.fair_draws import uniform_true
+    from negotiation_platform.kernels.sampling import uniform_true
 
     mask = jnp.asarray([[False, True, False, True, True, False] + [False] * 30 + [True]] * 60_000)
     picks = np.asarray(jax.jit(uniform_true)(jax.random.key(3), mask))

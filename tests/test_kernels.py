@@ -16,12 +16,11 @@ import numpy as np  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from negotiation_platform.engine import EventKind, Match  # noqa: E402
+from negotiation_platform.engine import Match  # noqa: E402
 from negotiation_platform.errors import ErrorCode, NegotiationError  # noqa: E402
 from negotiation_platform.games import CompanyCarGame, IntegrativeNegotiationsGame, ResourceAllocationGame, Split100Game  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.analysis import max_welfare, nash_point, pareto_mask  # noqa: E402
-from negotiation_platform.kernels.company_car import Draws as CarDraws  # noqa: E402
 from negotiation_platform.kernels.outcomes import (  # noqa: E402
     integrative_outcomes,
     resource_allocation_outcomes,
@@ -94,14 +93,6 @@ def test_split_100_table_observation_is_the_kernels_own() -> None:
     assert match.finished and bool(state.done)
 
 
-def car_draws(match: Match, rounds: int) -> CarDraws:
-    """The engine's own draws (roles, who opens each round) in the kernel's form."""
-    buyer = match.game.game_data["role_assignments"]["buyer"]
-    openers = [PLAYERS.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
-    openers += [0] * (rounds - len(openers))
-    return CarDraws(jnp.int32(PLAYERS.index(buyer)), jnp.array(openers, jnp.int32))
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     seed=st.integers(0, 2**31),
@@ -125,7 +116,7 @@ def test_company_car_kernel_matches_the_engine(seed, choices, rounds) -> None:  
         match.submit(player, name, {"price": price} if name == "offer" else {})
         moves.append(({"offer": 0, "accept": 1, "reject": 2}[name], price))
         finished_after.append(match.finished)
-    state = env.init_state(params, car_draws(match, rounds))  # the engine's draws, known once it has played
+    state = env.init_state(params, env.engine_draws(match))  # the engine's draws, known once it has played
     for (code, price), finished in zip(moves, finished_after, strict=True):
         out = step(jax.random.key(0), state, jnp.array([[code, round(price * 100)]] * 2, jnp.int32), params)
         state = out.state
@@ -256,7 +247,6 @@ def test_core_imports_no_heavy_dependency() -> None:
 )
 def test_auction_kernel_matches_the_engine(seed, bidders, pricing, bids) -> None:  # type: ignore[no-untyped-def]
     from negotiation_platform.games import AuctionGame
-    from negotiation_platform.kernels.auction import Draws as AuctionDraws
 
     config = {"bidders": bidders, "pricing": pricing}
     players = [f"b{i}" for i in range(bidders)]
@@ -266,8 +256,7 @@ def test_auction_kernel_matches_the_engine(seed, bidders, pricing, bids) -> None
     for player, amount in zip(players, bids, strict=False):  # sealed bids, in seat order
         match.submit(player, "bid", {"amount": amount})
     env, params = kernel_for(REGISTRY, "auction", config)
-    values = [match.game.game_data["values"][p] for p in players]
-    state = env.init_state(params, AuctionDraws(jnp.array(values, jnp.int32)))
+    state = env.init_state(params, env.engine_draws(match))
     out = jitted_step(env)(jax.random.key(0), state, jnp.array(bids[:bidders], jnp.int32), params)
     assert match.result is not None and bool(out.done)
     np.testing.assert_allclose(np.asarray(out.rewards), [match.result.final_scores[p] for p in players])
@@ -290,8 +279,6 @@ def bilateral_payload(game_id: str, env, index: int) -> dict:  # type: ignore[no
     rounds=st.integers(2, 5),
 )
 def test_bilateral_kernels_match_the_engine(game_id, seed, choices, rounds) -> None:  # type: ignore[no-untyped-def]
-    from negotiation_platform.kernels.bilateral import Draws as BilateralDraws
-
     config = {"rounds": rounds}
     game_cls = REGISTRY.game(game_id).cls
     match = Match(game_cls, PLAYERS, config=config, seed=seed)
@@ -312,11 +299,7 @@ def test_bilateral_kernels_match_the_engine(game_id, seed, choices, rounds) -> N
             last_offer[player] = index
         codes.append({"propose": index, "accept": env.accept_code, "reject": env.reject_code}[name])
         finished_after.append(match.finished)
-    roles = game_cls.roles
-    role_of_seat0 = roles.index(match.game.game_data["roles"][PLAYERS[0]])
-    openers = [PLAYERS.index(e.data["order"][0]) for e in match.events if e.kind is EventKind.PHASE_STARTED]
-    openers += [0] * (rounds - len(openers))
-    state = env.init_state(params, BilateralDraws(jnp.int32(role_of_seat0), jnp.array(openers, jnp.int32)))
+    state = env.init_state(params, env.engine_draws(match))
     for code, finished in zip(codes, finished_after, strict=True):
         out = step(jax.random.key(0), state, jnp.array([code, code], jnp.int32), params)
         state = out.state
@@ -338,7 +321,7 @@ def test_company_car_prices_a_cent_apart_never_agree_on_either_side() -> None:
         match.submit(opener, "offer", {"price": first})
         match.submit(match.acting()[0], "offer", {"price": second})
         assert (match.game.agreement_terms() is not None) is deal
-        state = env.init_state(params, car_draws(match, 2))
+        state = env.init_state(params, env.engine_draws(match))
         step = jitted_step(env)
         for price in (first, second):
             state = step(jax.random.key(0), state, jnp.array([[0, round(price * 100)]] * 2, jnp.int32), params).state

@@ -13,8 +13,9 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("negotiation_platform.kernels needs JAX: pip install 'negotiation-platform[jax]'") from exc
 
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.env import Env, Step
 from negotiation_platform.kernels.registry import kernel_for, kernel_games, make
 from negotiation_platform.kernels.rollout import Policy, rollout
 
-__all__ = ["Env", "Policy", "Step", "kernel_for", "kernel_games", "make", "rollout"]
+__all__ = ["BaseKernel", "Env", "Moved", "Policy", "Step", "kernel_for", "kernel_games", "make", "rollout"]

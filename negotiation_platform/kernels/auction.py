@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import uniform_indices
+from negotiation_platform.kernels.base import BaseKernel, Moved
+from negotiation_platform.kernels.sampling import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
 
 BID = "bid"
@@ -39,7 +39,7 @@ class State(NamedTuple):
     done: jax.Array
 
 
-class AuctionEnv:
+class AuctionEnv(BaseKernel):
     game_id = "auction"
     reset_when_any_done = True  # every match is exactly one step
 
@@ -65,9 +65,6 @@ class AuctionEnv:
         """A bid of 0..value_high, as the engine allows."""
         return spaces.Discrete(self.num_actions)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def draws(self, key: jax.Array, params: Params) -> Draws:
         span = jnp.full(self.num_agents, params.value_high - params.value_low + 1, jnp.int32)
         return Draws(params.value_low + uniform_indices(key, span))
@@ -76,9 +73,9 @@ class AuctionEnv:
         zeros = jnp.zeros(self.num_agents, jnp.int32)
         return State(jnp.asarray(draws.values, jnp.int32), zeros, jnp.bool_(False))
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): each bidder's value, in seat order."""
+        return Draws(jnp.array([match.game.game_data["values"][p] for p in match.players], jnp.int32))
 
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         """Each bidder sees only its own value (scaled to the value range) and which bids it may make."""
@@ -87,12 +84,15 @@ class AuctionEnv:
         legal = jnp.broadcast_to(~state.done, (self.num_agents, self.num_actions))
         return {"features": own, "legal_action_mask": legal}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def freeze(self, state: State, moved: State) -> State:
+        """A finished match keeps its bids; every match is over after its one step, so `done` stays the
+        constant True (which lets XLA drop work a data-dependent `done` would need in rollouts)."""
+        return moved._replace(bids=jnp.where(state.done, state.bids, moved.bids))
+
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         bids = jnp.maximum(actions.astype(jnp.int32), 0)
         payoff = auction_utilities(bids.astype(jnp.float32), state.values.astype(jnp.float32), self.second_price)
-        rewards = jnp.where(state.done, 0.0, payoff)
-        new = State(state.values, jnp.where(state.done, state.bids, bids), jnp.bool_(True))
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
+        return Moved(State(state.values, bids, jnp.bool_(True)), payoff, {"payoffs": payoff})
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         return uniform_indices(key, jnp.full(self.num_agents, self.num_actions, jnp.int32))

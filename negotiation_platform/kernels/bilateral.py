@@ -22,9 +22,10 @@ import numpy as np
 from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
 from negotiation_platform.games.resource_allocation import ResourceAllocationGame
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
+from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import round_factor
 
@@ -58,7 +59,7 @@ class State(NamedTuple):
     end_round: jax.Array
 
 
-class OutcomeBargainingEnv:
+class OutcomeBargainingEnv(BaseKernel):
     """The bilateral protocol over a finite outcome table; a game supplies the table and two rules."""
 
     num_agents = 2
@@ -94,9 +95,6 @@ class OutcomeBargainingEnv:
     def action_space(self, params: Params) -> spaces.Discrete:
         return spaces.Discrete(self.num_actions)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def draws(self, key: jax.Array, params: Params) -> Draws:
         flips = coin_flips(key, self.rounds + 1)
         return Draws(flips[0], flips[1:])
@@ -117,9 +115,10 @@ class OutcomeBargainingEnv:
             end_round=jnp.int32(1),
         )
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): seat 0's role and each round's opener."""
+        role = type(match.game).roles.index(match.game.game_data["roles"][match.players[0]])
+        return Draws(jnp.int32(role), round_openers(match, self.rounds))
 
     def current_player(self, state: State) -> jax.Array:
         opener = state.openers[jnp.clip(state.round - 1, 0, self.rounds - 1)]
@@ -184,12 +183,17 @@ class OutcomeBargainingEnv:
         )
         return {"features": features, "legal_action_mask": self.legal_mask(state)}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def replace_illegal(self, state: State, actions: jax.Array, params: Params) -> tuple[jax.Array, jax.Array]:
+        """The mover's code for both seats (only the mover's is read), a reject where it is illegal."""
         actor = self.current_player(state)
-        other = 1 - actor
         code = actions[actor].astype(jnp.int32)
         legal = self._is_legal(state, actor, code)
-        code = jnp.where(legal, code, self.reject_code)
+        return jnp.broadcast_to(jnp.where(legal, code, self.reject_code), (2,)), ~legal
+
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
+        actor = self.current_player(state)
+        other = 1 - actor
+        code = entry(actions, actor)  # selects, which XLA folds: `replace_illegal` gave every seat this code
         propose = code < self.accept_code
         accept = code == self.accept_code
         identical = propose & (state.offer_round[other] == state.round) & (state.offer[other] == code)
@@ -209,10 +213,7 @@ class OutcomeBargainingEnv:
             outcome=jnp.where(accept, state.offer[other], jnp.where(identical, code, state.outcome)),
             end_round=jnp.minimum(state.round, self.rounds),
         )
-        new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
-        payoff = self.payoffs(new, params)
-        rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff, "illegal": ~legal})
+        return Moved(moved)
 
     def payoffs(self, state: State, params: Params) -> jax.Array:
         """f32[2]: the agreed outcome's utility for each seat's role; without a deal 0 or the decayed BATNA."""

@@ -19,8 +19,8 @@ import numpy as np
 
 from negotiation_platform.games.company_car import CompanyCarGame
 from negotiation_platform.kernels import spaces
-from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_index_pair
+from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
+from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
@@ -62,7 +62,7 @@ class State(NamedTuple):
     agree_round: jax.Array
 
 
-class CompanyCarEnv:
+class CompanyCarEnv(BaseKernel):
     game_id = "company_car"
     num_agents = 2
     reset_when_any_done = False  # matches end on agreement, at different steps
@@ -105,9 +105,6 @@ class CompanyCarEnv:
         """[kind, price in cents]: kind 0 offer, 1 accept, 2 reject; the price is read for offers only."""
         return spaces.Box(jnp.array([0, params.min_cents]), jnp.array([2, params.max_cents]), (2,), jnp.int32)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def current_player(self, state: State) -> jax.Array:
         """The seat to move (turns alternate; only its row of the actions is read)."""
         return self.actor(state)
@@ -132,9 +129,13 @@ class CompanyCarEnv:
             agree_round=zero,
         )
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws in this form (`check_kernel`): the buyer's seat and each round's opener
+        (rounds the match never reached open with seat 0)."""
+        return Draws(
+            jnp.int32(match.players.index(match.game.game_data["role_assignments"]["buyer"])),
+            round_openers(match, self.rounds),
+        )
 
     def actor(self, state: State) -> jax.Array:
         opener = state.openers[jnp.clip(state.round - 1, 0, self.rounds - 1)]
@@ -170,7 +171,7 @@ class CompanyCarEnv:
         )
         return {"features": features, "legal_action_mask": self.legal_kinds(state)}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         actor = self.actor(state)
         other = 1 - actor
         kind = entry(actions[:, 0], actor).astype(jnp.int32)
@@ -198,20 +199,20 @@ class CompanyCarEnv:
             cents=jnp.where(accept, their_cents, jnp.where(identical, cents, state.cents)),
             agree_round=jnp.where(agreed, state.round, state.agree_round),
         )
-        new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
-        payoff = company_car_utilities(
-            new.cents.astype(jnp.float32) / 100,
-            new.agree_round,
-            new.agreed,
-            new.buyer_seat,
+        return Moved(moved)
+
+    def payoffs(self, state: State, params: Params) -> jax.Array:
+        return company_car_utilities(
+            state.cents.astype(jnp.float32) / 100,
+            state.agree_round,
+            state.agreed,
+            state.buyer_seat,
             params.buyer_batna,
             params.seller_batna,
             params.buyer_decay,
             params.seller_decay,
             self.rounds,
         )
-        rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """The mover's kind uniform over its legal kinds and a uniform price, from one draw (only the

@@ -4,7 +4,8 @@ An environment is a stateless object: all state lives in the `state` pytree, all
 comes from the keys passed in, so `reset` and `step` can be jitted, vmapped over a batch of
 matches and scanned over time. `init_state(params, draws)` builds the initial state from explicit
 random draws; `reset` is `init_state(params, draws(key, params))`, which lets tests feed the
-engine's own draws into a kernel and compare the two move for move.
+engine's own draws into a kernel and compare the two move for move. `kernels.base.BaseKernel`
+implements what every kernel's step shares (a finished match frozen, end payoffs paid once).
 """
 
 from __future__ import annotations

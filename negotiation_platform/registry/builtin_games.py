@@ -24,7 +24,7 @@ def register_games() -> list[type[Any]]:
 @hookimpl
 def register_kernels() -> dict[str, str]:
     return {
-        "split_100": "negotiation_platform.kernels.split100:Split100Env",
+        "split_100": "negotiation_platform.kernels.split_100:Split100Env",
         "company_car": "negotiation_platform.kernels.company_car:CompanyCarEnv",
         "auction": "negotiation_platform.kernels.auction:AuctionEnv",
         "resource_allocation": "negotiation_platform.kernels.bilateral:ResourceAllocationEnv",

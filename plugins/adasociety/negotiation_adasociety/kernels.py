@@ -21,9 +21,10 @@ from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count, decode
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
+from negotiation_platform.kernels.base import BaseKernel
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import distinct_indices, kept, uniform_order, uniform_set_bit
-from negotiation_platform.kernels.skips import only_if
+from negotiation_platform.kernels.occasional import only_if
+from negotiation_platform.kernels.sampling import computed_once, distinct_indices, uniform_order, uniform_set_bit
 
 OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 """Row and column offset of each move index 0..3."""
@@ -88,8 +89,12 @@ BONDS = ("partner", "parity", "proposal", "group", "share", "next_group")
 """The fields of `State` that bargaining changes."""
 
 
-class AdaSocietyEnv:
-    """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable."""
+class AdaSocietyEnv(BaseKernel):
+    """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable.
+
+    `step` is its own: a step's collision priority can be given (`transition`), and a finished
+    match is frozen by turning every action into stay, which keeps the map as it is without a
+    select over the whole state."""
 
     reset_when_any_done = True  # every match lasts exactly max_length steps
 
@@ -117,9 +122,6 @@ class AdaSocietyEnv:
     def action_space(self, params: Params) -> spaces.Discrete:
         """The 27-index layout of `negotiation_adasociety.encoding` (37 in the hard preset)."""
         return spaces.Discrete(self.num_actions)
-
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
 
     def default_params(self) -> Params:
         config, rules = self.config, Rules(self.config)
@@ -166,9 +168,19 @@ class AdaSocietyEnv:
             done=jnp.bool_(False),
         )
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[dict[str, jax.Array], State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state, params), state
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's map draws in this form (`check_kernel`)."""
+        return Draws(**{name: jnp.array(cells, jnp.int32) for name, cells in match.game.initial_draws.items()})
+
+    def engine_step_draws(self, match: Any, index: int) -> jax.Array:
+        """The collision priority the engine drew on its step `index` (from 0), for `replay_step`."""
+        physical = index - self.negotiation_steps
+        drawn = match.game.step_priorities[physical] if physical >= 0 else range(self.num_agents)
+        return jnp.array(list(drawn), jnp.int32)
+
+    def replay_step(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
+        """`step` with the engine's collision priority of that step (`check_kernel`)."""
+        return self.transition(state, actions, priority, params)
 
     # --- legality -------------------------------------------------------------------------------
 
@@ -231,7 +243,7 @@ class AdaSocietyEnv:
     def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
         """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
         legal = bitmasks.bit_at(self.legal_bits(state, params), actions)
-        actions = kept(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
+        actions = computed_once(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
         # bargaining happens only in the first steps

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from negotiation_adasociety import AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.encoding import decode, encode
-from negotiation_adasociety.kernels import AdaSocietyEnv, Draws
+from negotiation_adasociety.kernels import AdaSocietyEnv
 from negotiation_adasociety.world import Draws as EngineDraws
 from negotiation_platform.engine.match import Match
 
@@ -44,8 +44,7 @@ class Twin:
             game.use_draws(EngineDraws(**{**game.initial_draws, "player_cells": tuple(player_cells)}))
         self.game, self.players = game, players
         self.env, self.params = AdaSocietyEnv.from_config(game.settings)
-        draws = Draws(**{k: jnp.array(v, jnp.int32) for k, v in game.initial_draws.items()})
-        self.state = self.env.init_state(self.params, draws)
+        self.state = self.env.init_state(self.params, self.env.engine_draws(self.match))
         self.transition = jax.jit(self.env.transition)
         self.legal_mask = jax.jit(self.env.legal_mask)
         self.observations = jax.jit(self.env.observe)
@@ -60,9 +59,8 @@ class Twin:
         indices = [encode(config, self.players, *actions[p]) for p in self.players]
         for player in self.players:
             self.match.submit(player, *actions[player])
-        physical = len(self.game.step_priorities) and self.game.step_priorities[-1]
-        priority = physical if self.game.step > config.negotiation_steps else list(range(len(self.players)))
-        out = self.transition(self.state, jnp.array(indices, jnp.int32), jnp.array(priority, jnp.int32), self.params)
+        priority = self.env.engine_step_draws(self.match, self.game.step - 1)
+        out = self.transition(self.state, jnp.array(indices, jnp.int32), priority, self.params)
         self.state = out.state
         assert int(out.info["illegal"]) == 0
         np.testing.assert_allclose(np.asarray(out.rewards), self.game.last_rewards, atol=1e-4)

@@ -17,8 +17,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import spaces, threefry
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.env import Step
-from negotiation_platform.kernels.fair_draws import coin_flips, uniform_indices
+from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 
 SPLIT = "split"
 
@@ -60,7 +61,7 @@ class State(NamedTuple):
     done: jax.Array
 
 
-class CoinEnv:
+class CoinEnv(BaseKernel):
     """The shared round structure; variants draw the rounds and say what an agent observes."""
 
     game_id = ""
@@ -84,9 +85,6 @@ class CoinEnv:
         """A claim of each item type, 0..the most that can be on the table (more is clipped)."""
         return spaces.MultiDiscrete((int(self.max_claim()) + 1,) * self.items)
 
-    def observation_space(self, params: None) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def starters(self, first_starter: jax.Array) -> jax.Array:
         """int32[rounds]: the starting agent of each round (drawn once, then alternating)."""
         return (first_starter + jnp.arange(self.rounds)) % 2
@@ -106,9 +104,18 @@ class CoinEnv:
     def init_state(self, params: None, draws: Draws) -> State:
         return State(jnp.int32(0), draws, jnp.zeros(2, jnp.float32), jnp.bool_(False))
 
-    def reset(self, key: jax.Array, params: None) -> tuple[Any, State]:
-        state = self.init_state(params, self.draws(key, params))
-        return self.observe(state), state
+    def engine_draws(self, match: Any) -> Draws:
+        """An engine match's draws for every round in this form (`check_kernel`, the differential tests)."""
+        rounds, players = match.game.game_data["rounds"], match.players
+        items = list(rounds[0]["stock"])
+        return Draws(
+            jnp.int32(match.game.game_data["first_starter"]),
+            jnp.array([[r["stock"][i] for i in items] for r in rounds], jnp.float32),
+            jnp.array([[[r["values"][p][i] for i in items] for p in players] for r in rounds], jnp.float32),
+            jnp.array(
+                [[HANDS.index(r["hands"][p]) for p in players] if "hands" in r else [0, 0] for r in rounds], jnp.int32
+            ),
+        )
 
     def private(self, state: State, r: jax.Array) -> jax.Array:
         """f32[2, k]: what each agent knows of values this round."""
@@ -160,14 +167,18 @@ class CoinEnv:
         """The engine move of a kernel action row (a claim per item, in the stock's order)."""
         return SPLIT, {item: int(claim) for item, claim in zip(turn["view"]["stock"], action, strict=True)}
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Moved:
         r = jnp.minimum(state.round, self.rounds - 1)
         stock = state.draws.stock[r]
         claims = jnp.clip(actions.astype(jnp.float32), 0.0, self.max_claim())
-        rewards = jnp.where(state.done, 0.0, coin_rewards(claims, state.draws.values[r], stock, self.exact))
-        next_round = state.round + jnp.where(state.done, 0, 1)
-        new = State(next_round, state.draws, state.totals + rewards, next_round >= self.rounds)
-        return Step(self.observe(new), new, rewards, new.done, {"totals": new.totals})
+        rewards = coin_rewards(claims, state.draws.values[r], stock, self.exact)
+        next_round = state.round + 1
+        return Moved(State(next_round, state.draws, state.totals + rewards, next_round >= self.rounds), rewards)
+
+    def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
+        """`BaseKernel.step`, with each agent's total so far in `info["totals"]`."""
+        step = super().step(key, state, actions, params)
+        return step._replace(info={"totals": step.state.totals})
 
     def max_claim(self) -> float:
         return float(self.config.coins)

@@ -13,7 +13,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from negotiation_coin_games import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit  # noqa: E402
-from negotiation_coin_games.kernels import HANDS, Draws, dond_outcomes  # noqa: E402
+from negotiation_coin_games.kernels import dond_outcomes  # noqa: E402
 from negotiation_platform.engine import Match  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.analysis import pareto_mask  # noqa: E402
@@ -29,21 +29,6 @@ GAMES = {
     "deal_or_no_deal": DealOrNoDeal,
     "no_press": NoPress,
 }
-
-
-def engine_draws(match: Match) -> Draws:
-    """The engine's draws for every round, in the kernel's form."""
-    rounds = match.game.game_data["rounds"]
-    items = list(rounds[0]["stock"])
-    stock = [[r["stock"][i] for i in items] for r in rounds]
-    values = [[[r["values"][p][i] for i in items] for p in PLAYERS] for r in rounds]
-    hands = [[HANDS.index(r["hands"][p]) for p in PLAYERS] if "hands" in r else [0, 0] for r in rounds]
-    return Draws(
-        jnp.int32(match.game.game_data["first_starter"]),
-        jnp.array(stock, jnp.float32),
-        jnp.array(values, jnp.float32),
-        jnp.array(hands, jnp.int32),
-    )
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
@@ -63,7 +48,7 @@ def test_kernel_matches_the_engine_round_by_round(game_id: str, seed: int, claim
             match.submit(p, "split", round_claims[p])
         played.append([[round_claims[p][i] for i in stock] for p in PLAYERS])
     env, params = kernel_for(REGISTRY, game_id, config)
-    state = env.init_state(params, engine_draws(match))
+    state = env.init_state(params, env.engine_draws(match))
     step = jax.jit(env.step)
     for number, claim in enumerate(played):
         out = step(jax.random.key(0), state, jnp.array(claim, jnp.int32), params)
@@ -94,7 +79,7 @@ def test_table_observation_is_the_kernels_own(game_id: str) -> None:
             claim = np.array([(seat + 3 * number) % (count + 1) for number, count in enumerate(stock.values())])
             name, payload = env.table_action(claim, seat_turn(match, p))
             match.submit(p, name, payload)
-    state = env.init_state(params, engine_draws(match))
+    state = env.init_state(params, env.engine_draws(match))
     for number, seats in enumerate(rebuilt):
         own = env.observe(state, params)
         for seat, observation in enumerate(seats):

@@ -1,4 +1,4 @@
-"""Work that a batch can skip when none of its matches needs it.
+"""Work that only some steps need (a phase's rules), skipped by a batch when none of its matches needs it.
 
 Under `vmap` a `lax.cond` on a per-match condition runs both branches for every match. A
 `lax.while_loop` of at most one pass runs its body while any match of the batch still needs it,

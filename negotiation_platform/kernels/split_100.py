@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels import spaces, threefry
-from negotiation_platform.kernels.env import Step
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.utilities import split_100_utilities
 
 
@@ -35,7 +35,7 @@ class State(NamedTuple):
     agree_round: jax.Array
 
 
-class Split100Env:
+class Split100Env(BaseKernel):
     game_id = "split_100"
     num_agents = 2
     reset_when_any_done = False  # matches end on agreement, at different steps
@@ -60,9 +60,6 @@ class Split100Env:
         """0..total propose to keep that much, total+1 accepts, total+2 walks away."""
         return spaces.Discrete(self.num_actions)
 
-    def observation_space(self, params: Params) -> spaces.Dict:
-        return spaces.observed(self, params)
-
     def current_player(self, state: State) -> jax.Array:
         """The seat to move (turns alternate; only its row of the actions is read)."""
         return state.turn % 2
@@ -74,9 +71,9 @@ class Split100Env:
         zero = jnp.int32(0)
         return State(zero, jnp.int32(-1), zero, jnp.bool_(False), jnp.bool_(False), jnp.float32(0), zero)
 
-    def reset(self, key: jax.Array, params: Params) -> tuple[Any, State]:
-        state = self.init_state(params)
-        return self.observe(state, params), state
+    def engine_draws(self, match: Any) -> None:
+        """The draws of an engine match (`check_kernel`): split_100 has none."""
+        return None
 
     def action_mask(self, state: State) -> jax.Array:
         """bool[2, total + 3]: legal codes per seat (all False for the seat not to move)."""
@@ -121,7 +118,7 @@ class Split100Env:
             return "propose", {"mine": code}
         return ("accept", {}) if code == self.total + 1 else ("walk_away", {})
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
         actor = state.turn % 2
         code = actions[actor]
         round_number = state.turn // 2 + 1
@@ -140,10 +137,10 @@ class Split100Env:
             share0=jnp.where(accept, share0.astype(jnp.float32), state.share0),
             agree_round=jnp.where(accept, round_number, state.agree_round),
         )
-        new = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)
-        payoff = split_100_utilities(new.share0, new.agreed, new.agree_round, self.total, params.discount)
-        rewards = jnp.where(new.done & ~state.done, payoff, 0.0)
-        return Step(self.observe(new, params), new, rewards, new.done, {"payoffs": payoff})
+        return Moved(moved)
+
+    def payoffs(self, state: State, params: Params) -> jax.Array:
+        return split_100_utilities(state.share0, state.agreed, state.agree_round, self.total, params.discount)
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """Uniform over the mover's legal codes, drawn by index (cheaper than a categorical over all codes)."""

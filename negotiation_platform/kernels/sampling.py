@@ -1,4 +1,6 @@
-"""Cheap fair draws for kernels: one call to the generator where `randint` makes three.
+"""Random values a kernel samples (coin flips, indices, orders, legal moves), fair and cheap to draw.
+
+One call to the generator where `randint` makes three.
 
 Every finished match draws afresh and every random move draws too, at every step of a batch of
 thousands, so on a CPU the counter-based generator (threefry) is a large part of a step:
@@ -50,19 +52,18 @@ def uniform_set_bit(key: jax.Array, words: jax.Array, width: int) -> jax.Array:
     uniformly random set bit (0 where a row has none), from one draw per row. A kernel that keeps its
     legal mask as bits draws a random legal move without ever building the mask as booleans."""
     counts = jnp.sum(jax.lax.population_count(words), axis=-1, dtype=jnp.int32)
-    return kept(_nth_set_bit(words, uniform_indices(key, jnp.maximum(counts, 1))), width)
+    return computed_once(_nth_set_bit(words, uniform_indices(key, jnp.maximum(counts, 1))), width)
 
 
-def kept(values: jax.Array, bound: int) -> jax.Array:
+def computed_once(values: jax.Array, bound: int) -> jax.Array:
     """`values` (integers in [0, bound)) computed once for all their uses.
 
     XLA on a CPU copies cheap integer work (a draw's hash, a bit search) into every consumer of its
     result instead of computing it once, and a step has dozens. It copies neither an argmax nor an
     instruction it deems expensive, such as a division. Up to `_READ_BACK` values are read back
     through an argmax, which evaluates them once per possible value; more are divided by a one that
-    XLA cannot see is one (it comes through an optimisation barrier). Measured on AdaSociety: without
-    this its step ran 5x slower with `uniform_true`; its 27 moves ran 1.3x faster read back than
-    divided, the hard preset's 37 moves 1.3x faster divided than read back (whole or as two digits).
+    XLA cannot see is one (it comes through an optimisation barrier). Which form pays, and by how
+    much, `benchmarks/kernel_forms.py` measures on AdaSociety's step.
     """
     if bound <= _READ_BACK:
         return jnp.argmax(jnp.arange(bound) == values[..., None], axis=-1).astype(values.dtype)
@@ -70,7 +71,7 @@ def kept(values: jax.Array, bound: int) -> jax.Array:
 
 
 _READ_BACK = 32
-"""Most values `kept` reads back through an argmax rather than divides (see there)."""
+"""Most values `computed_once` reads back through an argmax rather than divides (see there)."""
 
 
 def nth_true(mask: jax.Array, n: jax.Array) -> jax.Array:
@@ -79,8 +80,7 @@ def nth_true(mask: jax.Array, n: jax.Array) -> jax.Array:
 
     The row is packed into 32-bit words and the position found by a binary search on population
     counts: a few dozen elementwise integer ops that fuse into one loop. A running count along the
-    row (what `argmax(cumsum(mask) > n)` needs) is a chain of separate kernels on a CPU, and cost
-    AdaSociety's step about a sixth of its time.
+    row (what `argmax(cumsum(mask) > n)` needs) is a chain of separate kernels on a CPU.
     """
     return _nth_set_bit(packed(mask), n)
 
@@ -91,7 +91,7 @@ def distinct_indices(key: jax.Array, count: int, n: int) -> jax.Array:
 
     Each index is drawn among those not drawn yet, found as the k-th set bit of a packed mask of
     them, one pass of a loop per index. `threefry.permutation` sorts, and a sort of a row is a slow
-    kernel on a CPU: AdaSociety's three cell draws at a match's start had cost a tenth of its steps.
+    kernel on a CPU.
     """
     ranks = _below(threefry.bits(key, (n,)), count - jnp.arange(n, dtype=jnp.int32))
     free = packed(jnp.ones(count, bool))
@@ -139,8 +139,7 @@ def _below(words: jax.Array, counts: jax.Array) -> jax.Array:
 
 _TABLED_ORDERS = 8
 """Up to this many items, `uniform_order` reads one draw's order from a table (8! = 40,320 orders of 8,
-1.3 MB; each order within 2**-24 of fair). AdaSociety's hard preset has 8 players, and a table lookup
-cost its step 8% less than a sort."""
+1.3 MB; each order within 2**-24 of fair): AdaSociety's hard preset has 8 players."""
 
 
 def uniform_order(key: jax.Array, count: int) -> jax.Array:
@@ -148,9 +147,9 @@ def uniform_order(key: jax.Array, count: int) -> jax.Array:
 
     Up to `_TABLED_ORDERS` items, one draw of an index among the count! orders, whose order is read
     from a table of them all. A sort (how `jax.random.permutation` shuffles) is a separate kernel on
-    a CPU and cost AdaSociety's step a tenth of its time; decoding the index with selects cost as
-    much, as XLA repeated the decoding for every item of the order. More items are shuffled by
-    `threefry.permutation`.
+    a CPU; decoding the index with selects costs as much, as XLA repeats the decoding for every item
+    of the order (`benchmarks/kernel_forms.py` times the table against a sort). More items are
+    shuffled by `threefry.permutation`.
     """
     if count > _TABLED_ORDERS:
         return threefry.permutation(key, count).astype(jnp.int32)
