@@ -101,6 +101,14 @@ def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:
     assert 'expression has type "dict[str, GameEntry]", variable has type "int"' in checked.stdout
 
 
+def test_mypy_reads_what_a_kernel_is(tmp_path: Path) -> None:
+    misuse = tmp_path / "kernel.py"
+    misuse.write_text('from negotiation_platform.kernels import make\nenv, params = make("split_100")\nn: int = env\n')
+    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300, cwd=tmp_path)
+    assert checked.returncode == 1
+    assert 'expression has type "Env", variable has type "int"' in checked.stdout
+
+
 def test_mypy_checks_a_bargaining_position_key_by_key(tmp_path: Path) -> None:
     misuse = tmp_path / "position.py"
     misuse.write_text(

@@ -7,10 +7,13 @@ imports JAX; the module is imported only when someone asks for that game's kerne
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:  # typing only: listing the kernel games must not import JAX
+    from negotiation_platform.kernels.env import Env
 
 
 def kernel_games(registry: Registry) -> dict[str, str]:
@@ -18,7 +21,7 @@ def kernel_games(registry: Registry) -> dict[str, str]:
     return registry.kernels()
 
 
-def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None = None) -> tuple[Any, Any]:
+def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None = None) -> tuple[Env, Any]:
     """(env, params) for a game under `config` (validated by the game's own Config)."""
     path = kernel_games(registry).get(game_id)
     if path is None:
@@ -31,6 +34,6 @@ def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None =
     return factory.from_config(parsed)  # type: ignore[no-any-return]
 
 
-def make(game_id: str, *, registry: Registry | None = None, **config: Any) -> tuple[Any, Any]:
+def make(game_id: str, *, registry: Registry | None = None, **config: Any) -> tuple[Env, Any]:
     """(env, params) for `game_id` with config overrides, as gymnax's `make` — e.g. `make("split_100", rounds=4)`."""
     return kernel_for(registry or Registry(), game_id, config or None)
