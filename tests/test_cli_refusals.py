@@ -81,6 +81,13 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
+def stored_rows(store: Path) -> list[str]:
+    """The store's whole content as SQL (not its bytes: SQLite may checkpoint its journal into the file
+    whenever the last connection closes, which changes the bytes and nothing stored)."""
+    with sqlite3.connect(store) as db:
+        return list(db.iterdump())
+
+
 @pytest.mark.parametrize("command", [["matches"], ["export", "--out", "results.jsonl"]])
 def test_reading_a_missing_store_is_a_bad_argument(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -103,13 +110,13 @@ def test_export_to_an_unknown_format_is_a_bad_argument_refused_before_reading(
     store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    before = store.read_bytes()
+    before = stored_rows(store)
     assert cli_main.main(["export", "--store", str(store), "--out", str(tmp_path / "results.csv")]) == 2
     assert (
         capsys.readouterr().err
         == "negotiation-platform export: --out must end in .jsonl or .parquet, got 'results.csv'\n"
     )
-    assert not (tmp_path / "results.csv").exists() and store.read_bytes() == before
+    assert not (tmp_path / "results.csv").exists() and stored_rows(store) == before
     assert cli_main.main(["export", "--store", str(store), "--out", str(tmp_path / "results.jsonl")]) == 0
     with sqlite3.connect(store) as db:
         [(stored,)] = db.execute("SELECT count(*) FROM matches").fetchall()
