@@ -194,19 +194,8 @@ class EventLog(_Events):
         self._append(_CODE[EventKind.MATCH_STARTED], None, {"players": list(self._players), "game": game_id}, None)
 
     def append_round_started(self, round_number: int) -> None:
-        """A round opens: its `round_started` event begins a stretch of `round_number` and no phase.
-        (`enter` and `_append` spelt out: the engine writes one every round.)"""
-        codes = self._codes
-        starts = self._frame_starts
-        if starts[-1] == len(codes):
-            self._frame_rounds[-1], self._frame_phases[-1] = round_number, None
-        else:
-            starts.append(len(codes))
-            self._frame_rounds.append(round_number)
-            self._frame_phases.append(None)
-        codes.append(_ROUND_STARTED)
-        self._actors.append(_NOBODY)
-        self._data.append(None)
+        """A round opens: its `round_started` event begins a stretch of `round_number` and no phase."""
+        self._begin_stretch(round_number, None, _ROUND_STARTED, None)
 
     def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
@@ -227,6 +216,11 @@ class EventLog(_Events):
         self._open(round_number, phase, kept)
 
     def _open(self, round_number: int, phase: str, kept: dict[str, Any]) -> None:
+        self._begin_stretch(round_number, phase, _PHASE_STARTED, kept)
+
+    def _begin_stretch(self, round_number: int, phase: str | None, code: int, data: dict[str, Any] | None) -> None:
+        """Append an opening event (`enter` and `_append` spelt out: the engine writes one every round),
+        which begins the stretch of `round_number` and `phase` (or takes over an empty one)."""
         codes = self._codes
         starts = self._frame_starts
         if starts[-1] == len(codes):
@@ -235,9 +229,9 @@ class EventLog(_Events):
             starts.append(len(codes))
             self._frame_rounds.append(round_number)
             self._frame_phases.append(phase)
-        codes.append(_PHASE_STARTED)
+        codes.append(code)
         self._actors.append(_NOBODY)
-        self._data.append(kept)
+        self._data.append(data)
 
     def append_round_turned(self, round_number: int, phase: str) -> None:
         """The one phase of a round ends, and the next round opens as the last one did: `phase_ended`,
