@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from negotiation_platform.engine.events import Event
 from negotiation_platform.engine.match import Match
 from negotiation_platform.registry import GameEntry
 
@@ -62,6 +64,20 @@ class LiveMatch:
 
     def players(self) -> list[str]:
         return [s.agent_id for s in self.seats]
+
+    async def replayed(self, events: Iterable[Event], clock: Callable[[], float]) -> Match:
+        """This match's game rebuilt from `events` (off the loop: replay runs the game's rules), as
+        a rebuild from the store and an undo after a failing move both need it."""
+        return await asyncio.to_thread(
+            Match.replay,
+            self.entry.cls,
+            self.players(),
+            events,
+            config=self.config,
+            seed=self.seed,
+            match_id=self.match_id,
+            clock=clock,
+        )
 
     prompts: dict[str, tuple[int, str]] = field(default_factory=dict)
     """Each seat's last prompt text and the length of the log it was built at: a prompt depends only

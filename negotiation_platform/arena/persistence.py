@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from negotiation_platform.arena.arguments import _seat_record as seat_record
 from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
-from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.store import default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
@@ -185,16 +184,7 @@ async def rebuild(
     )
     if len(live.seats) == live.seats_total:
         events = await persist.read(lambda: persist.store.events(record.match_id))
-        live.match = await asyncio.to_thread(
-            Match.replay,
-            entry.cls,
-            live.players(),
-            events,
-            config=record.config,
-            seed=record.seed,
-            match_id=record.match_id,
-            clock=clock,
-        )
+        live.match = await live.replayed(events, clock)
         if len(live.match.events) != record.event_count:
             log.error(
                 "match %s: replay gave %d events, the store holds %d",

@@ -11,7 +11,6 @@ running phase's clock restarts, as when a match is resumed from the store).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -61,16 +60,7 @@ async def roll_back(
         return refusal
     events = list(match.events[:before])
     try:
-        rebuilt = await asyncio.to_thread(
-            Match.replay,
-            live.entry.cls,
-            live.players(),
-            events,
-            config=live.config,
-            seed=live.seed,
-            match_id=live.match_id,
-            clock=clock,
-        )
+        rebuilt = await live.replayed(events, clock)
     except Exception:
         log.exception("match %s: could not rebuild it after its game failed; dropped from memory", live.match_id)
         forget(live)
