@@ -193,11 +193,11 @@ class _Turn:
                     return self._done()
                 self._count("idle_replies")
                 conversation += [
-                    {"role": "assistant", "content": reply.text},
+                    _assistant(self.seat, reply.text, []),
                     {"role": "user", "content": "Your move is still open: make it with perform_action."},
                 ]
                 continue
-            conversation.append(_assistant(reply.text, calls))
+            conversation.append(_assistant(self.seat, reply.text, calls))
             for call in calls:
                 over = self._over_bound(asking=False)
                 if over:
@@ -299,14 +299,16 @@ def _opening(seat: SeatBinding) -> str:
     )
 
 
-def _assistant(content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": content or None,
-        "tool_calls": [
+def _assistant(seat: SeatBinding, content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's reply as the conversation repeats it to the model: never with the seat's token."""
+    said: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        said["content"] = content or None
+        said["tool_calls"] = [
             {"id": c.get("id"), "type": "function", "function": dict(c.get("function") or {})} for c in calls
-        ],
-    }
+        ]
+    redacted: dict[str, Any] = json.loads(seat.redact(json.dumps(said)))
+    return redacted
 
 
 def _arguments(name: str, text: str) -> object:

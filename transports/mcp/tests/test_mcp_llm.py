@@ -23,6 +23,7 @@ pytest.importorskip("openai")
 
 from mcp import Client
 from mcp_servers import free_port, mcp_server
+from tool_models import Dawdler, ToolModel
 
 from negotiation_mcp.client import McpArena
 from negotiation_mcp.mcp_llm import McpLlmAgent, totals
@@ -33,7 +34,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
 from tests.fake_openai import completion, serve
-from tool_models import Dawdler, ToolModel
+
 
 class Chatter(ToolModel):
     """Opens every turn by talking instead of calling a tool, then plays as scripted."""
