@@ -255,7 +255,7 @@ class _Turn:
         body: dict[str, Any] = {}
         bound: dict[str, Any] = {}
         try:
-            bound = self.seat.bind(name, _arguments(name, text))
+            bound = self.seat.bind(name, text)
         except NegotiationError as refused:  # nothing is sent
             result_text, code = json.dumps(refused.to_dict()), refused.code.value
         else:
@@ -309,14 +309,6 @@ def _assistant(seat: SeatBinding, content: str, calls: list[dict[str, Any]]) -> 
         ]
     redacted: dict[str, Any] = json.loads(seat.redact(json.dumps(said)))
     return redacted
-
-
-def _arguments(name: str, text: str) -> object:
-    """The model's arguments, or the refusal an MCP server would give unreadable ones (raised)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"The arguments of {name} are not JSON ({exc}).") from None
 
 
 def _result(result: CallToolResult) -> tuple[str, str | None, dict[str, Any]]:

@@ -64,15 +64,20 @@ class SeatBinding:
         self._token = seat.token
         self._bound = {"match_id": seat.match_id, "token": seat.token}
 
-    def bind(self, name: str, arguments: object) -> dict[str, Any]:
-        """The whole arguments of the arena operation `name` for the model's call; a refusal raises,
-        and then nothing is sent."""
+    def bind(self, name: str, text: str) -> dict[str, Any]:
+        """The whole arguments of the arena operation `name` for the model's call (its arguments as
+        JSON text); a refusal raises, and then nothing is sent."""
         if name not in SEAT_TOOLS:
             raise NegotiationError(
                 ErrorCode.UNKNOWN_OPERATION,
                 f"No tool {name[:64]!r} for your seat; its tools: {list(SEAT_TOOLS)}.",
                 tools=list(SEAT_TOOLS),
             )
+        try:
+            arguments = json.loads(text)
+        except json.JSONDecodeError as exc:
+            unreadable = f"The arguments of {name} are not JSON ({exc})."
+            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, unreadable) from None
         if not isinstance(arguments, dict):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"The arguments of {name} must be a JSON object.")
         takes = list(parameters(name)["properties"])
