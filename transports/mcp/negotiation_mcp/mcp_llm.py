@@ -52,8 +52,8 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
     "You are a negotiator playing one seat of a match on a negotiation arena, through its tools; every "
-    "tool acts for your seat. On your turn, read the situation with get_turn_state (get_game_rules has "
-    "the game's rules), then make exactly one move with perform_action (a public message first with "
+    "tool acts for your seat. On your turn, read the situation and the rules with get_turn_state, "
+    "then make exactly one move with perform_action (a public message first with "
     "send_public_message, or a private one with send_private_message, if the phase allows). "
     'A refused call answers {"error": {...}} saying what was wrong: fix the call and try again.'
 )

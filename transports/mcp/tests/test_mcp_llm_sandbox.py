@@ -119,6 +119,8 @@ def test_an_injected_model_cannot_leave_its_seat_or_leak_its_token(where: str, s
             assert not {"match_id", "token"} & set(parameters["properties"])
             assert parameters["additionalProperties"] is False
         assert agent.token not in json.dumps(request)  # not in the prompt, results, or the model's own echo
+    told = json.dumps(model.requests[0]["messages"])  # the system prompt and the first message
+    assert not [word for word in ("start_game", "join_game", "list_matches", "token") if word in told]
     assert after - before == {result["match_id"]}  # no match started besides the one played
     assert waiting["status"] == "waiting_for_players"  # the stranger's match: nobody took its seat
     answers = [json.loads(request["messages"][-1]["content"]) for request in model.requests[1:9]]
