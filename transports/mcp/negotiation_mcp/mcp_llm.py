@@ -1,13 +1,15 @@
 """`mcp-llm:MODEL`: a chat model that plays its seat as an MCP client, by calling the arena's MCP tools.
 
 Where `llm:MODEL` is handed the turn state and answers with a JSON move, this agent plays the way
-Claude or Cursor do: it gives the model the MCP server's tool list as functions (OpenAI tool
-calling), runs each tool call the model makes (get_turn_state, perform_action,
-send_public_message, ...) against the server and feeds the result back as a `tool` message. A
-refusal comes back as any MCP client sees it: the arena's `{"error": {code, message, details}}`.
+Claude or Cursor do: it gives the model its seat's tools as functions (OpenAI tool calling), runs
+each tool call the model makes (get_turn_state, perform_action, send_public_message, ...) against
+the server and feeds the result back as a `tool` message. A refusal comes back as any MCP client
+sees it: the arena's `{"error": {code, message, details}}`.
 
-The seat is handed over by the drivers (`driver.seat_in_play()`): its match id, token and arena.
-The model is told the match id and token in its first message and must pass them to the tools.
+The seat is a sandbox (`seat_tools`): the model reads opponents' text, so it may be steered. It is
+offered only its seat's tools, without `match_id` or `token` (filled in here from the seat the
+drivers hand over, `driver.seat_in_play()`), and is never told the token; an unknown tool, an extra
+argument or an argument carrying the token is refused before anything is sent.
 The MCP session: through an MCP connection (`play --via mcp`, `--via http://HOST:PORT/mcp`) the
 model's calls go through that same session to that server; with an in-process arena (`play`
 without `--via`, tournaments) the agent serves that arena over MCP in memory for the turn (the
@@ -15,10 +17,13 @@ SDK's JSON-RPC memory streams, handshake included). Each turn is a fresh convers
 
 Bounds: at most `max_calls_per_turn` tool calls in one turn and `max_calls` in the match (an
 idle reply, one that calls no tool while the move is open, counts as one: the model is told the
-move is still open). Past either, the seat forfeits its move with that reason (only a host arena can play the
+move is still open), and no request once the model's reported tokens (prompt and completion) reach
+`max_tokens_per_turn` or `max_tokens_per_match` (the calls of the reply that reached it still run).
+Past any bound the seat forfeits its move with that reason (only a host arena can play the
 default move: through a remote connection the match stops). `transcript` keeps one entry per
 turn: the tool calls (token redacted) with the refusal code of each, idle replies, the model's
-requests with their token usage and latency, and its texts; `totals(transcript)` sums a match.
+requests with their token usage and latency, the bound that stopped the seat (`stopped_by`), and
+its texts; `totals(transcript)` sums a match.
 """
 
 from __future__ import annotations
@@ -35,26 +40,34 @@ from mcp.types import CallToolResult
 
 from negotiation_mcp.client import READ_TIMEOUT_SECONDS, McpArena
 from negotiation_mcp.mcp_llm_options import McpLlmOptions
+from negotiation_mcp.seat_tools import SeatBinding, model_tools
 from negotiation_mcp.server import build_server
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.chat_options import read_options
-from negotiation_platform.agents.driver import SeatInPlay, seat_in_play
+from negotiation_platform.agents.driver import seat_in_play
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.agents.llm_calls import CallsFailed, Reply
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
-    "You are a negotiator playing one seat of a match on a negotiation arena, through its tools. "
-    "You already hold your seat: do not call start_game or join_game. On your turn, read the situation "
-    "with get_turn_state, then make exactly one move with perform_action (a public message first with "
-    "send_public_message if you like). Pass your match_id and token to every tool that takes them. "
+    "You are a negotiator playing one seat of a match on a negotiation arena, through its tools; every "
+    "tool acts for your seat. On your turn, read the situation and the rules with get_turn_state, "
+    "then make exactly one move with perform_action (a public message first with "
+    "send_public_message, or a private one with send_private_message, if the phase allows). "
     'A refused call answers {"error": {...}} saying what was wrong: fix the call and try again.'
 )
 MOVES = {"perform_action", "send_public_message", "send_private_message"}
 """Tools that change the match: after each, the arena says whether the turn is still the seat's."""
 OVERTAKEN = {ErrorCode.NOT_YOUR_TURN.value, ErrorCode.MATCH_OVER.value}
 """Refusals that mean the turn has passed (a clock ran out): the turn ends there."""
+_REACHED = {
+    "max_calls_per_turn": "reached its bound of {bound} tool calls this turn without a move",
+    "max_calls": "used all {bound} tool calls of the match",
+    "max_tokens_per_turn": "reached its budget of {bound} tokens this turn without a move",
+    "max_tokens_per_match": "used all {bound} tokens of its budget for the match",
+}
+"""Why a seat forfeits, by the option whose bound it reached."""
 
 
 class McpLlmAgent:
@@ -81,10 +94,14 @@ class McpLlmAgent:
         self.max_tokens = settings.max_tokens
         self.max_calls_per_turn = settings.max_calls_per_turn
         self.max_calls = settings.max_calls
+        self.max_tokens_per_turn = settings.max_tokens_per_turn
+        self.max_tokens_per_match = settings.max_tokens_per_match
         self.caller = settings.caller(target)
         self.transcript: list[dict[str, Any]] = []
         self.calls = 0
         """Tool calls (and replies that called none) so far in the match, against `max_calls`."""
+        self.tokens = 0
+        """Tokens the model reported so far in the match (prompt and completion), against `max_tokens_per_match`."""
         self._served: tuple[Arena, MCPServer] | None = None
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
@@ -101,6 +118,7 @@ class McpLlmAgent:
             "refusals": {},
             "requests": 0,
             "usage": {},
+            "tokens": 0,
             "seconds": 0.0,
             "steps": [],
         }
@@ -108,7 +126,8 @@ class McpLlmAgent:
         failure: Exception | None = None
         async with self._session(seat.arena) as client:
             try:
-                decision = await _Turn(self, seat, client, record, bool(turn.get("allowed_actions"))).play()
+                binding = SeatBinding(seat, str(turn.get("game_id", "")))
+                decision = await _Turn(self, binding, client, record, bool(turn.get("allowed_actions"))).play()
             except Exception as exc:  # raised past the session, whose task group would wrap it in a group
                 failure = exc
         if failure is not None:
@@ -139,7 +158,7 @@ class _Turn:
     """One turn's conversation: the model's requests, its tool calls and their results."""
 
     def __init__(
-        self, agent: McpLlmAgent, seat: SeatInPlay, client: Client, record: dict[str, Any], move_open: bool
+        self, agent: McpLlmAgent, seat: SeatBinding, client: Client, record: dict[str, Any], move_open: bool
     ) -> None:
         self.agent = agent
         self.seat = seat
@@ -153,20 +172,20 @@ class _Turn:
         self.messages: list[OutgoingMessage] = []
 
     async def play(self) -> Decision:
-        tools = await _tools(self.client)
+        tools = model_tools()
         conversation: list[dict[str, Any]] = [
-            {"role": "system", "content": f"{SYSTEM}\n\nThe server's instructions:\n{self.client.instructions or ''}"},
+            {"role": "system", "content": SYSTEM},
             {"role": "user", "content": _opening(self.seat)},
         ]
         while True:
-            over = self._over_bound()
+            over = self._over_bound(asking=True)
             if over:
                 return Decision(forfeit=over)
             try:
                 reply = await self._ask(conversation, tools)
             except CallsFailed as failed:
                 return Decision(forfeit=f"endpoint failed: {failed}")
-            step: dict[str, Any] = {"reply": reply.text, "calls": []}
+            step: dict[str, Any] = {"reply": self.seat.redact(reply.text), "calls": []}
             self.record["steps"].append(step)
             calls = [c for c in reply.tool_calls if c.get("type", "function") == "function"]
             if not calls:
@@ -174,26 +193,36 @@ class _Turn:
                     return self._done()
                 self._count("idle_replies")
                 conversation += [
-                    {"role": "assistant", "content": reply.text},
+                    _assistant(self.seat, reply.text, []),
                     {"role": "user", "content": "Your move is still open: make it with perform_action."},
                 ]
                 continue
-            conversation.append(_assistant(reply.text, calls))
+            conversation.append(_assistant(self.seat, reply.text, calls))
             for call in calls:
-                over = self._over_bound()
+                over = self._over_bound(asking=False)
                 if over:
                     return Decision(forfeit=over)
                 ended = await self._run(call, step, conversation)
                 if ended:
                     return self._done()
 
-    def _over_bound(self) -> str | None:
-        """Why the seat must forfeit now, if a bound is reached (an idle reply counts as a call)."""
-        agent = self.agent
-        if self.record["tool_calls"] + self.record["idle_replies"] >= agent.max_calls_per_turn:
-            return f"{agent.name} reached its bound of {agent.max_calls_per_turn} tool calls this turn without a move"
-        if agent.calls >= agent.max_calls:
-            return f"{agent.name} used all {agent.max_calls} tool calls of the match"
+    def _over_bound(self, *, asking: bool) -> str | None:
+        """Why the seat must forfeit now, if a bound is reached (an idle reply counts as a call; the token
+        budgets bound the requests, `asking`), recording the bound as `stopped_by`."""
+        agent, record = self.agent, self.record
+        bounds = [
+            ("max_calls_per_turn", record["tool_calls"] + record["idle_replies"], agent.max_calls_per_turn),
+            ("max_calls", agent.calls, agent.max_calls),
+        ]
+        if asking:
+            bounds += [
+                ("max_tokens_per_turn", record["tokens"], agent.max_tokens_per_turn),
+                ("max_tokens_per_match", agent.tokens, agent.max_tokens_per_match),
+            ]
+        for option, used, bound in bounds:
+            if used >= bound:
+                record["stopped_by"] = option
+                return f"{agent.name} {_REACHED[option].format(bound=bound)}"
         return None
 
     def _count(self, what: str = "tool_calls") -> None:
@@ -212,6 +241,9 @@ class _Turn:
         record["seconds"] = round(record["seconds"] + reply.seconds, 6)
         for kind, tokens in reply.usage.items():
             record["usage"][kind] = record["usage"].get(kind, 0) + tokens
+        spent = reply.usage.get("prompt_tokens", 0) + reply.usage.get("completion_tokens", 0)
+        record["tokens"] += spent
+        agent.tokens += spent
         return reply
 
     async def _run(self, call: dict[str, Any], step: dict[str, Any], conversation: list[dict[str, Any]]) -> bool:
@@ -219,27 +251,29 @@ class _Turn:
         self._count()
         function = call.get("function") or {}
         name, text = str(function.get("name")), function.get("arguments") or "{}"
-        arguments = _arguments(name, text)
         code: str | None
         body: dict[str, Any] = {}
-        if isinstance(arguments, NegotiationError):
-            result_text, code = json.dumps(arguments.to_dict()), arguments.code.value
+        bound: dict[str, Any] = {}
+        try:
+            bound = self.seat.bind(name, text)
+        except NegotiationError as refused:  # nothing is sent
+            result_text, code = json.dumps(refused.to_dict()), refused.code.value
         else:
-            result = await self.client.call_tool(name, arguments, read_timeout_seconds=READ_TIMEOUT_SECONDS)
+            result = await self.client.call_tool(name, bound, read_timeout_seconds=READ_TIMEOUT_SECONDS)
             result_text, code, body = _result(result)
-        step["calls"].append({"tool": name, "arguments": _redacted(arguments, text, self.seat.token), "refusal": code})
-        conversation.append({"role": "tool", "tool_call_id": call.get("id"), "content": result_text})
+        step["calls"].append({"tool": name, "arguments": _redacted(self.seat, text), "refusal": code})
+        conversation.append({"role": "tool", "tool_call_id": call.get("id"), "content": self.seat.redact(result_text)})
         if code is not None:
             self.refusals[code] += 1
             self.record["refusals"] = dict(self.refusals)
             self.overtaken = code in OVERTAKEN
             return self.overtaken
-        if name not in MOVES or not isinstance(arguments, dict):
+        if name not in MOVES:
             return False
         if name == "perform_action":
-            self.action = (str(arguments.get("action_type")), dict(arguments.get("payload") or {}))
+            self.action = (str(bound.get("action_type")), dict(bound.get("payload") or {}))
         else:
-            self.messages.append(OutgoingMessage(str(arguments.get("content")), arguments.get("to")))
+            self.messages.append(OutgoingMessage(str(bound.get("content")), bound.get("to")))
         self.move_open = bool(body.get("your_turn")) and body.get("status") == "running"
         return not self.move_open
 
@@ -258,50 +292,23 @@ def _serve_in_memory(arena: Arena) -> MCPServer:
     return server
 
 
-async def _tools(client: Client) -> list[dict[str, Any]]:
-    """The server's tools as OpenAI functions: name, description, and the input schema as parameters."""
-    tools, cursor = [], None
-    while True:
-        listed = await client.list_tools(cursor=cursor)
-        tools += [
-            {
-                "type": "function",
-                "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
-            }
-            for t in listed.tools
-        ]
-        cursor = listed.next_cursor
-        if cursor is None:
-            return tools
-
-
-def _opening(seat: SeatInPlay) -> str:
-    you = {"match_id": seat.match_id, "token": seat.token, "agent_id": seat.agent_id}
+def _opening(seat: SeatBinding) -> str:
     return (
-        f"It is your turn. Your seat: {json.dumps(you)}. Keep the token secret. "
+        f"It is your turn: you play {json.dumps(seat.agent_id)} in a match of {json.dumps(seat.game_id)}. "
         "Look at the match with get_turn_state, then make your move."
     )
 
 
-def _assistant(content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": content or None,
-        "tool_calls": [
+def _assistant(seat: SeatBinding, content: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's reply as the conversation repeats it to the model: never with the seat's token."""
+    said: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        said["content"] = content or None
+        said["tool_calls"] = [
             {"id": c.get("id"), "type": "function", "function": dict(c.get("function") or {})} for c in calls
-        ],
-    }
-
-
-def _arguments(name: str, text: str) -> dict[str, Any] | NegotiationError:
-    """The model's arguments as an object, or the refusal an MCP server would give unreadable ones."""
-    try:
-        arguments = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return NegotiationError(ErrorCode.INVALID_ARGUMENT, f"The arguments of {name} are not JSON ({exc}).")
-    if not isinstance(arguments, dict):
-        return NegotiationError(ErrorCode.INVALID_ARGUMENT, f"The arguments of {name} must be a JSON object.")
-    return arguments
+        ]
+    redacted: dict[str, Any] = json.loads(seat.redact(json.dumps(said)))
+    return redacted
 
 
 def _result(result: CallToolResult) -> tuple[str, str | None, dict[str, Any]]:
@@ -320,11 +327,13 @@ def _result(result: CallToolResult) -> tuple[str, str | None, dict[str, Any]]:
     return text, str(code) if code else "tool_error", body
 
 
-def _redacted(arguments: dict[str, Any] | NegotiationError, text: str, token: str) -> Any:
-    """The call's arguments as kept in the transcript: the seat's token never is."""
-    if isinstance(arguments, NegotiationError):
-        return text.replace(token, "<token>")
-    return {k: "<token>" if k == "token" and v == token else v for k, v in arguments.items()}
+def _redacted(seat: SeatBinding, text: str) -> Any:
+    """The call's arguments as kept in the transcript (their text where it is not JSON): never the token."""
+    kept = seat.redact(text)
+    try:
+        return json.loads(kept)
+    except json.JSONDecodeError:
+        return kept
 
 
 def _outcome(decision: Decision) -> str:
@@ -335,12 +344,16 @@ def _outcome(decision: Decision) -> str:
 
 def totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
     """A match's sums over an mcp-llm transcript: turns, model requests, tool calls, idle replies,
-    refusals by code, forfeits, tokens and seconds waited on the model."""
+    refusals by code, forfeits and the bounds that stopped the seat (by option), tokens (by kind, and
+    the prompt and completion ones the budgets count) and seconds waited on the model."""
     refusals: Counter[str] = Counter()
     usage: Counter[str] = Counter()
+    stopped: Counter[str] = Counter()
     for entry in transcript:
         refusals.update(entry.get("refusals", {}))
         usage.update(entry.get("usage", {}))
+        if "stopped_by" in entry:
+            stopped[entry["stopped_by"]] += 1
     return {
         "turns": len(transcript),
         "requests": sum(entry.get("requests", 0) for entry in transcript),
@@ -348,6 +361,8 @@ def totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
         "idle_replies": sum(entry.get("idle_replies", 0) for entry in transcript),
         "refusals": dict(refusals),
         "forfeits": sum(entry.get("outcome") == "forfeit" for entry in transcript),
+        "stopped_by": dict(stopped),
         "usage": dict(usage),
+        "tokens": sum(entry.get("tokens", 0) for entry in transcript),
         "seconds": round(sum(entry.get("seconds", 0.0) for entry in transcript), 6),
     }

@@ -1,8 +1,9 @@
 """`mcp-llm:MODEL` plays through a real MCP server, driven by a scripted tool-calling fake model.
 
 The fake model is an OpenAI-compatible chat-completions endpoint on a real 127.0.0.1 socket (the
-`llm` agent's test server, reused) that answers with `tool_calls`: get_turn_state first, then
-perform_action (accept when an offer stands, else propose), optionally after scripted mistakes.
+`llm` agent's test server, reused) that answers with `tool_calls` (`tool_models`): get_turn_state
+first, then perform_action (accept when an offer stands, else propose), optionally after scripted
+mistakes. What a seat's model may not do is in test_mcp_llm_sandbox.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ pytest.importorskip("openai")
 
 from mcp import Client
 from mcp_servers import free_port, mcp_server
+from tool_models import Dawdler, ToolModel
 
 from negotiation_mcp.client import McpArena
 from negotiation_mcp.mcp_llm import McpLlmAgent, totals
@@ -31,55 +33,7 @@ from negotiation_platform.agents.llm_calls import EndpointError
 from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
 from negotiation_platform.tournament import run_tournament
-from tests.fake_openai import FakeModel, completion, serve
-
-Call = tuple[str, Callable[[dict[str, str]], dict[str, Any]]]
-"""A scripted tool call: the tool's name and its arguments made from the seat the model was told."""
-
-
-def tool_calls(*calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    """A chat completion whose assistant message calls tools."""
-    reply = completion("")
-    reply["choices"][0]["finish_reason"] = "tool_calls"
-    reply["choices"][0]["message"] = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-            for i, (name, args) in enumerate(calls)
-        ],
-    }
-    return reply
-
-
-def seat_of(request: dict[str, Any]) -> dict[str, str]:
-    """The match id and token the agent told the model in its first user message."""
-    text = request["messages"][1]["content"]
-    return dict(json.loads(text.split("Your seat: ", 1)[1].split("}", 1)[0] + "}"))
-
-
-class ToolModel(FakeModel):
-    """Scripted: first the `mistakes` (once each in the match), then get_turn_state and a move read from it."""
-
-    def __init__(self, mistakes: list[Call] | None = None) -> None:
-        super().__init__()
-        self.mistakes = list(mistakes or [])
-
-    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        self.requests.append(request)
-        seat = seat_of(request)
-        if self.mistakes:
-            name, arguments = self.mistakes.pop(0)
-            return 200, tool_calls((name, arguments(seat)))
-        last = request["messages"][-1]
-        state = json.loads(last["content"]) if last["role"] == "tool" else {}
-        if "allowed_actions" not in state:
-            return 200, tool_calls(("get_turn_state", {"match_id": seat["match_id"], "token": seat["token"]}))
-        names = {action["name"] for action in state["allowed_actions"]}
-        move = ("accept", {}) if "accept" in names else ("propose", {"mine": 60})
-        arguments = {**seat, "action_type": move[0], "payload": move[1]}
-        arguments.pop("agent_id")
-        return 200, tool_calls(("perform_action", arguments))
+from tests.fake_openai import completion, serve
 
 
 class Chatter(ToolModel):
@@ -90,15 +44,6 @@ class Chatter(ToolModel):
             self.requests.append(request)
             return 200, completion("Let me think about a fair split.")
         return super().reply(request)
-
-
-class Dawdler(ToolModel):
-    """Only ever looks at the match: never moves."""
-
-    def reply(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        self.requests.append(request)
-        seat = seat_of(request)
-        return 200, tool_calls(("get_turn_state", {"match_id": seat["match_id"], "token": seat["token"]}))
 
 
 @pytest.fixture
@@ -132,11 +77,9 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
     moves = [e for e in result["events"] if e["actor"] == "mcp-llm" and e["kind"] == "action"]
     assert moves[0]["data"]["action_type"] == "propose" and moves[-1]["data"]["action_type"] == "accept"
     first = model.requests[0]
-    offered = {tool["function"]["name"] for tool in first["tools"]}
-    assert {"get_turn_state", "perform_action", "send_public_message"} <= offered
     perform = next(t["function"] for t in first["tools"] if t["function"]["name"] == "perform_action")
-    assert set(perform["parameters"]["required"]) >= {"match_id", "token", "action_type"}
-    assert "get_turn_state" in first["messages"][0]["content"]  # the server's instructions
+    assert perform["parameters"]["required"] == ["action_type"]
+    assert "get_turn_state" in first["messages"][0]["content"]
     fed_back = model.requests[1]["messages"][-1]
     assert fed_back["role"] == "tool" and json.loads(fed_back["content"])["your_turn"] is True
     assert all(entry["tool_calls"] == 2 and entry["outcome"] == "moved" for entry in agent.transcript)
@@ -149,21 +92,20 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
         "idle_replies": 0,
         "refusals": {},
         "forfeits": 0,
+        "stopped_by": {},
         "usage": {"prompt_tokens": 2 * len(moves), "completion_tokens": 2 * len(moves), "cached_tokens": 0},
+        "tokens": 4 * len(moves),
     }
     calls = [call for entry in agent.transcript for step in entry["steps"] for call in step["calls"]]
-    assert all(call["arguments"]["token"] == "<token>" for call in calls)
+    assert [call["arguments"] for call in calls[:2]] == [{}, {"action_type": "propose", "payload": {"mine": 60}}]
 
 
 def test_a_refused_call_comes_back_to_the_model_with_its_code(server_url: str) -> None:
     model = ToolModel(
         mistakes=[
-            (
-                "perform_action",
-                lambda seat: {"match_id": seat["match_id"], "token": seat["token"], "action_type": "bid"},
-            ),
-            ("get_turn_state", lambda seat: {"match_id": seat["match_id"], "token": "not-my-token"}),
-            ("perform_action", lambda seat: {"match_id": seat["match_id"], "token": seat["token"], "action_type": 7}),
+            ("perform_action", {"action_type": "bid"}),
+            ("perform_action", {"action_type": "propose", "payload": {"mine": 101}}),
+            ("perform_action", {"action_type": 7}),
         ]
     )
     for url in serve(model):
@@ -171,10 +113,10 @@ def test_a_refused_call_comes_back_to_the_model_with_its_code(server_url: str) -
         result = asyncio.run(play_over_http(server_url, agent, seed=5))
     assert result["status"] == "finished"
     seen = [json.loads(r["messages"][-1]["content"]) for r in model.requests[1:4]]
-    assert [answer["error"]["code"] for answer in seen] == ["unknown_action", "forbidden", "invalid_argument"]
+    assert [answer["error"]["code"] for answer in seen] == ["unknown_action", "invalid_payload", "invalid_argument"]
     assert "bid" in seen[0]["error"]["message"]
     first = agent.transcript[0]
-    assert first["refusals"] == {"unknown_action": 1, "forbidden": 1, "invalid_argument": 1}
+    assert first["refusals"] == {"unknown_action": 1, "invalid_payload": 1, "invalid_argument": 1}
     assert first["tool_calls"] == 5 and first["outcome"] == "moved"
     assert totals(agent.transcript)["refusals"] == first["refusals"]
 
@@ -188,6 +130,7 @@ def test_past_the_bound_on_calls_per_turn_the_move_is_forfeited_with_that_reason
     reasons = [e["data"].get("reason", "") for e in result["events"] if e["data"] and "reason" in e["data"]]
     assert reasons and all("bound of 3 tool calls this turn without a move" in reason for reason in reasons)
     assert all(entry["tool_calls"] == 3 and entry["outcome"] == "forfeit" for entry in agent.transcript)
+    assert all(entry["stopped_by"] == "max_calls_per_turn" for entry in agent.transcript)
     assert len(model.requests) == 3 * len(agent.transcript)
 
 
@@ -210,6 +153,7 @@ def test_a_match_wide_bound_stops_asking_the_model(endpoint: str, model: ToolMod
     assert result["status"] == "finished"
     assert agent.calls == 3 and len(model.requests) == 3
     assert agent.transcript[1]["outcome"] == "forfeit" and "all 3 tool calls" in agent.transcript[1]["reason"]
+    assert totals(agent.transcript)["stopped_by"] == {"max_calls": len(agent.transcript) - 1}
 
 
 def test_a_tournament_keeps_each_seats_tool_calls(endpoint: str, tmp_path: Path) -> None:
@@ -255,6 +199,7 @@ def test_options_are_typed_and_checked_like_llm_ones() -> None:
 
     known = option_names(Registry().agents()["mcp-llm"])
     assert known is not None and {"max_calls_per_turn", "max_calls", "base_url", "retries", "cache"} <= set(known)
+    assert {"max_tokens_per_turn", "max_tokens_per_match"} <= set(known)
     assert "max_calls_per_turn" not in (option_names(Registry().agents()["llm"]) or [])
     with pytest.raises(NegotiationError, match=r"temprature: Extra inputs are not permitted.*Known options: api_key"):
         McpLlmAgent(target="m", temprature=0.3)
