@@ -41,7 +41,7 @@ MAX_STREAMS_PER_CLIENT = 8
 STREAM_POLL_SECONDS = 15.0
 """A stream waits this long for news before it sends a keep-alive comment and checks the client."""
 MAX_REPLAYS_PER_CLIENT = 2
-MAX_QUEUED_REPLAYS_PER_CLIENT = 16
+MAX_QUEUED_REPLAYS_PER_CLIENT = 8
 MAX_REPLAYS = 8
 """Boards of earlier states replay the match: at most `MAX_REPLAYS_PER_CLIENT` of one client at once (its
 next `MAX_QUEUED_REPLAYS_PER_CLIENT` wait, more are refused), `MAX_REPLAYS` of all clients."""
