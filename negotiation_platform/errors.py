@@ -57,6 +57,27 @@ class NegotiationError(Exception):
         return f"NegotiationError({self.code.value!r}, {self.message!r})"
 
 
+HTTP_STATUS = {
+    ErrorCode.UNKNOWN_MATCH: 404,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.WRONG_OWNER: 403,
+    ErrorCode.LIMIT_REACHED: 429,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.MATCH_OVER: 409,
+    ErrorCode.NOT_STARTED: 409,
+    ErrorCode.PHASE_CLOSED: 409,
+    ErrorCode.STORE_UNAVAILABLE: 503,
+    ErrorCode.INTERNAL_ERROR: 500,
+}
+"""The HTTP status a refusal is answered with where HTTP carries it (the viewer's and play page's JSON
+APIs); any other code is the client's mistake in the request: 400."""
+
+
+def http_status(code: ErrorCode) -> int:
+    """The HTTP status of a refusal with `code` (see `HTTP_STATUS`)."""
+    return HTTP_STATUS.get(code, 400)
+
+
 class CannotStart(Exception):
     """Why a command cannot start serving or playing (a store it must not use, a port it cannot listen
     on): one line for a person. Raised below the CLI, which ends the command with it (exit status 1)."""

@@ -110,14 +110,20 @@ async def test_viewer_health_is_open_and_metrics_need_the_token(tmp_path: Path) 
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
             health = await http.get("/healthz")
             anonymous = await http.get("/metrics")
+            guessed = await http.get("/view/api/matches", headers={"authorization": "Bearer a-guess"})
             bearer = {"authorization": "Bearer s3cret-operator-token"}
             missing = await http.get("/view/api/matches/no-such-match", headers=bearer)
             metrics = await http.get("/metrics", headers=bearer)
         stderr = server_log(proc)
-    assert health.status_code == 200 and anonymous.status_code == 401 and missing.status_code == 404
+    assert health.status_code == 200 and anonymous.status_code == guessed.status_code == 401
+    assert missing.status_code == 404
     assert metrics.status_code == 200 and metrics.headers["content-type"].startswith("text/plain; version=0.0.4")
     assert sample(metrics.text, "negotiation_requests_total", operation="view", code="unknown_match") == 1
-    (line,) = request_lines(stderr)
+    # The two 401s are counted and logged, as the check that refused them (not their token).
+    assert sample(metrics.text, "negotiation_requests_total", operation="auth", code="forbidden") == 2
+    *refused, line = request_lines(stderr)
+    assert [fields(r)["operation"] + " " + fields(r)["code"] for r in refused] == ["auth forbidden"] * 2
+    assert "a-guess" not in stderr
     assert fields(line) | {"duration_ms": "?"} == {
         "operation": "view",
         "match": "-",

@@ -22,6 +22,7 @@ from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.exposure import bind, http_server
+from negotiation_platform.arena.hosts import allowed_hosts, guard_hosts
 from negotiation_platform.arena.seat_links import HUMAN_NAME
 from negotiation_platform.play import play_link, with_play
 from negotiation_platform.viewer.app import viewer_app
@@ -65,7 +66,7 @@ async def play_with_human(
     sock = bind(HOST, 0)
     base_url = f"http://{HOST}:{sock.getsockname()[1]}"
     server = http_server(
-        with_play(viewer_app(arena), arena, base_url),
+        guard_hosts(with_play(viewer_app(arena), arena, base_url), allowed_hosts(HOST)),
         logging.getLogger().getEffectiveLevel(),
         timeout_graceful_shutdown=GRACE_SECONDS,
     )

@@ -18,6 +18,7 @@ from typing import TypeVar
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 from negotiation_platform.arena.forwarding import peers_for
+from negotiation_platform.arena.hosts import allowed_hosts, netloc
 from negotiation_platform.arena.persistence import LEASE_SECONDS, attach_store
 from negotiation_platform.arena.policy import (
     ADDRESS_SHARE,
@@ -167,12 +168,28 @@ def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--auth-token-file` and `--allowed-host`: who may use an HTTP server, and under which names."""
     parser.add_argument(
         "--auth-token-file",
         default=None,
         metavar="PATH",
         help=f"HTTP: require 'Authorization: Bearer <the file's content>' (or set {TOKEN_ENV})",
     )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="HTTP: a further Host header value to answer, as name:port or name:* (repeatable; loopback names "
+        "and --host are always answered, any other Host is refused: DNS-rebinding protection)",
+    )
+
+
+def served_hosts(args: argparse.Namespace, public_url: str | None = None) -> tuple[str, ...]:
+    """The Host patterns a server answers: loopback names, --host, the host of `public_url` and of an
+    http(s) --instance (the other processes forward calls to it), and each --allowed-host."""
+    named = [*netloc(public_url), *netloc(getattr(args, "instance", None))]
+    return allowed_hosts(args.host, [*named, *args.allowed_host])
 
 
 def add_view_argument(parser: argparse.ArgumentParser) -> None:

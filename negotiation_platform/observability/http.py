@@ -4,6 +4,10 @@
   balancer); it needs no token and says nothing about matches.
 * `/metrics` is the Prometheus text exposition (see `metrics`); where the server has an auth token,
   it needs the same `Authorization: Bearer` header as the API.
+* Every request but `/healthz` passes the server's Host/Origin check (`arena.hosts`), `/metrics` and
+  the pages included, token or not. Requests refused before any operation read them are recorded
+  too: operation `host` (a foreign Host or Origin) and `auth` (401, no or a wrong bearer token),
+  with the refusal's code; the token itself is never looked at here.
 * Requests under `/view` and `/play` do not pass the operations' dispatcher: each is recorded here
   as operation `view` or `play`, with the match from its path and, for `/play`, the seat found from
   its `X-Seat-Token` header. The code is `ok`, or the code of the structured refusal it answered.
@@ -13,10 +17,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, require_bearer
+from negotiation_platform.arena.hosts import guard_hosts
+from negotiation_platform.errors import ErrorCode
 from negotiation_platform.observability.metrics import CODES, CONTENT_TYPE, METRICS, OK, OTHER
 from negotiation_platform.observability.requests import held_statuses, known_match, record, seat_of, store_failures
 
@@ -27,27 +33,58 @@ HEALTH_PATH = "/healthz"
 METRICS_PATH = "/metrics"
 PAGES = ("view", "play")
 """The first path segments recorded here, each its own `operation` label."""
+HOST_CHECK = "host"
+AUTH_CHECK = "auth"
+"""The `operation` labels of requests refused by the Host/Origin check and by the bearer-token check."""
+UNAUTHORIZED = 401
 SEAT_HEADER = b"x-seat-token"
 MAX_REFUSAL_BYTES = 16 * 1024
 """A refusal's body is read for its code only up to this size (refusals are small JSON objects)."""
 
 
-def with_operator_routes(app: Asgi, arena: Arena | None, token: str | None) -> Asgi:
-    """`app` with `/healthz` and `/metrics` (the latter behind `token` if given), recording page requests."""
+def with_operator_routes(app: Asgi, arena: Arena | None, token: str | None, hosts: Iterable[str]) -> Asgi:
+    """`app` with `/healthz` and `/metrics` (the latter behind `token` if given), recording page requests
+    and 401 refusals, and everything but `/healthz` answered only for `hosts` (see `arena.hosts`)."""
     exposition = require_bearer(_metrics(arena), token) if token else _metrics(arena)
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if path == HEALTH_PATH:
-            await _answer(send, 200, "application/json", b'{"status": "ok"}')
-        elif path == METRICS_PATH:
-            await exposition(scope, receive, send)
-        elif (parts := path.split("/"))[1:2] and parts[1] in PAGES and parts[2:3] != ["static"]:
+        if (parts := path.split("/"))[1:2] and parts[1] in PAGES and parts[2:3] != ["static"]:
             await _recorded(app, arena, parts[1], scope, receive, send)
         else:
-            await app(scope, receive, send)
+            await _unauthorized_recorded(exposition if path == METRICS_PATH else app, scope, receive, send)
 
-    return dispatch
+    guarded = guard_hosts(dispatch, hosts, lambda: _refused_at_edge(HOST_CHECK, time.perf_counter()))
+
+    async def served(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") == HEALTH_PATH:
+            await _answer(send, 200, "application/json", b'{"status": "ok"}')
+        else:
+            await guarded(scope, receive, send)
+
+    return served
+
+
+async def _unauthorized_recorded(app: Asgi, scope: Scope, receive: Receive, send: Send) -> None:
+    """`app`, recording the request as `auth` if it was refused with 401 (only the bearer check answers 401)."""
+    started = time.perf_counter()
+    status = 0
+
+    async def watched(message: MutableMapping[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        await send(message)
+
+    try:
+        await app(scope, receive, watched)
+    finally:
+        if status == UNAUTHORIZED:
+            _refused_at_edge(AUTH_CHECK, started)
+
+
+def _refused_at_edge(check: str, started: float) -> None:
+    record(check, ErrorCode.FORBIDDEN.value, started, lambda: (None, None))
 
 
 def _metrics(arena: Arena | None) -> Asgi:
@@ -75,7 +112,8 @@ async def _recorded(app: Asgi, arena: Arena | None, page: str, scope: Scope, rec
         await app(scope, receive, watched)
         code = OK if 0 < status < 400 else _code_of(refusal)
     finally:
-        record(page, code, started, lambda: _match_and_seat(arena, page, scope, code))
+        label = AUTH_CHECK if status == UNAUTHORIZED else page  # `serve view --auth-token-file` guards its pages
+        record(label, code, started, lambda: _match_and_seat(arena, page, scope, code))
 
 
 def _match_and_seat(arena: Arena | None, page: str, scope: Scope, code: str) -> tuple[str | None, str | None]:

@@ -25,7 +25,8 @@ from starlette.staticfiles import StaticFiles
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.boundary import check_request
-from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.catalogue import dispatch
+from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
 from negotiation_platform.play.pages import PREFIX, play_page
 from negotiation_platform.viewer.app import SECURITY_HEADERS, query_number
 
@@ -40,17 +41,6 @@ MAX_WAITS_PER_ADDRESS = 64
 """Long polls held at once: per seat token, and per client address (a lab behind one address has many seats)."""
 MAX_BODY_BYTES = 64 * 1024
 """The largest action or message body the page sends (a message is at most a few KiB)."""
-STATUS_OF = {
-    ErrorCode.FORBIDDEN: 403,
-    ErrorCode.UNKNOWN_MATCH: 404,
-    ErrorCode.LIMIT_REACHED: 429,
-    ErrorCode.NOT_YOUR_TURN: 409,
-    ErrorCode.MATCH_OVER: 409,
-    ErrorCode.NOT_STARTED: 409,
-    ErrorCode.PHASE_CLOSED: 409,
-    ErrorCode.STORE_UNAVAILABLE: 503,
-    ErrorCode.INTERNAL_ERROR: 500,
-}
 
 
 class Play:
@@ -70,8 +60,9 @@ class Play:
         since = query_number(request, "since")
         wait = _seconds(request)
         first = since is None
+        read = {"match_id": match_id, "token": token, "since": since, "wait_seconds": wait, "include_prompt": first}
         async with self._waiting(request, token, wait):
-            state = await self.arena.get_turn_state(match_id, token, since, wait_seconds=wait, include_prompt=first)
+            state = await dispatch(self.arena, "get_turn_state", read)  # bounded like MCP's and the viewer's
         if first:
             state["rules"] = state.pop("prompt", "")
         if first or state["events"]:
@@ -208,7 +199,7 @@ def _address(request: Request) -> str:
 
 async def _refused(request: Request, refusal: Exception) -> Response:
     assert isinstance(refusal, NegotiationError)
-    return JSONResponse(refusal.to_dict(), status_code=STATUS_OF.get(refusal.code, 400), headers=_headers())
+    return JSONResponse(refusal.to_dict(), status_code=http_status(refusal.code), headers=_headers())
 
 
 def _headers() -> dict[str, str]:

@@ -3,8 +3,11 @@
 Everything it shows comes from a `MatchSource` (the arena's `watch` and `spectate`), so a
 running match shows only its public events and public board; a finished one shows its private
 events only where the source reveals them. Work per request is bounded: lists are capped,
-boards of earlier states (a replay) run a few at a time off the event loop and are cached, and
-each client holds at most a few live streams, which end when the match ends or the client goes.
+boards of earlier states (a replay) run off the event loop, a few at a time per client and are
+cached, and each client holds at most a few live streams, which end when the match ends or the
+client goes. A client is its network address: the viewer has no credential of its own (a bearer
+token, where the server has one, is the operator's, shared by all), and no header a client
+chooses (such as an unchecked `Authorization`) makes it another client.
 Pages load only the viewer's own script and style (a strict Content-Security-Policy), so no
 network is needed beyond this server.
 """
@@ -26,9 +29,10 @@ from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send
 from negotiation_platform.catalogue import dispatch
-from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
 from negotiation_platform.viewer.charts import offers_chart, outcome_chart
 from negotiation_platform.viewer.pages import PREFIX, list_page, match_page
+from negotiation_platform.viewer.slots import CallerSlots
 from negotiation_platform.viewer.source import MatchSource
 
 MAX_LISTED = 200
@@ -36,8 +40,11 @@ MAX_LISTED = 200
 MAX_STREAMS_PER_CLIENT = 8
 STREAM_POLL_SECONDS = 15.0
 """A stream waits this long for news before it sends a keep-alive comment and checks the client."""
-MAX_REPLAYS = 2
-"""Boards of earlier states replay the match: at most this many at once."""
+MAX_REPLAYS_PER_CLIENT = 2
+MAX_QUEUED_REPLAYS_PER_CLIENT = 8
+MAX_REPLAYS = 8
+"""Boards of earlier states replay the match: at most `MAX_REPLAYS_PER_CLIENT` of one client at once (its
+next `MAX_QUEUED_REPLAYS_PER_CLIENT` wait, more are refused), `MAX_REPLAYS` of all clients."""
 CACHED_PANELS = 256
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -54,7 +61,7 @@ class Viewer:
         self.source = source
         self.max_streams = max_streams_per_client
         self._streams: Counter[str] = Counter()
-        self._replays = asyncio.Semaphore(MAX_REPLAYS)
+        self._replays = CallerSlots(MAX_REPLAYS_PER_CLIENT, MAX_QUEUED_REPLAYS_PER_CLIENT, MAX_REPLAYS, "replays")
         self._panels: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
 
     # --- pages ----------------------------------------------------------------------------
@@ -88,7 +95,7 @@ class Viewer:
 
     async def panels(self, request: Request) -> Response:
         """The board and charts once event `at` was logged (default: now). An earlier state is a replay:
-        a few at a time, and cached once the match is over (it cannot change any more)."""
+        a few at a time per client, and cached once the match is over (it cannot change any more)."""
         match_id = request.path_params["match_id"]
         at = query_number(request, "at")
         if at is None:
@@ -97,7 +104,7 @@ class Viewer:
         if key in self._panels:
             self._panels.move_to_end(key)
             return _json(self._panels[key])
-        async with self._replays:
+        async with self._replays.slot(_client(request)):
             panels = await self._draw(match_id, at)
         if panels["finished"]:
             self._panels[key] = panels
@@ -180,14 +187,15 @@ def viewer_app(source: MatchSource, *, max_streams_per_client: int = MAX_STREAMS
     )
 
 
-def beside(app: Asgi, viewer: Asgi) -> Asgi:
-    """`app` with the viewer answering every HTTP request under /view. The viewer shows only public
-    data, so it is open even where `app` asks for a bearer token (a browser cannot send one)."""
+def beside(app: Asgi, pages: Asgi, prefix: str = PREFIX) -> Asgi:
+    """`app` with `pages` (the viewer by default) answering every HTTP request under `prefix`. The viewer
+    shows only public data, so it is open even where `app` asks for a bearer token (a browser cannot
+    send one); the play page's credential is the seat token."""
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and (path == PREFIX or path.startswith(PREFIX + "/")):
-            await viewer(scope, receive, send)
+        if scope["type"] == "http" and (path == prefix or path.startswith(prefix + "/")):
+            await pages(scope, receive, send)
         else:
             await app(scope, receive, send)
 
@@ -201,8 +209,7 @@ async def _home(request: Request) -> Response:
 
 async def _refused(request: Request, refusal: Exception) -> Response:
     assert isinstance(refusal, NegotiationError)
-    status = {ErrorCode.UNKNOWN_MATCH: 404, ErrorCode.LIMIT_REACHED: 429}.get(refusal.code, 400)
-    return JSONResponse(refusal.to_dict(), status_code=status, headers=SECURITY_HEADERS)
+    return JSONResponse(refusal.to_dict(), status_code=http_status(refusal.code), headers=SECURITY_HEADERS)
 
 
 def query_number(request: Request, name: str) -> int | None:
@@ -216,10 +223,8 @@ def query_number(request: Request, name: str) -> int | None:
 
 
 def _client(request: Request) -> str:
-    auth = request.headers.get("authorization", "")
-    if auth.startswith("Bearer "):
-        return "token:" + auth.removeprefix("Bearer ")
-    return "address:" + (request.client.host if request.client else "unknown")
+    """Who a request comes from, for its caps: the peer's address (see the module's docstring)."""
+    return request.client.host if request.client else "unknown"
 
 
 def _html(body: str) -> HTMLResponse:

@@ -20,7 +20,8 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
     return beside(app, viewer_app(source))
 
 
-def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -> None:
+def serve_viewer(source: MatchSource, host: str, port: int, token: str | None, hosts: tuple[str, ...]) -> None:
+    """Serve the viewer of `source` (behind `token` if given) for requests to `hosts` (Host patterns)."""
     from negotiation_platform.arena.arena import Arena
 
     sock = bind(host, port)
@@ -28,4 +29,4 @@ def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
     arena = source if isinstance(source, Arena) else None  # a viewer of a store reads through an arena
-    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel())
+    run_http(with_operator_routes(served, arena, token, hosts), sock, logging.getLogger().getEffectiveLevel())

@@ -1,5 +1,6 @@
 """Running an A2A app with uvicorn: bound first, announced, optionally behind a bearer token, with the
-request body limit every HTTP server here has (`run_http`)."""
+request body limit (`run_http`) and the Host/Origin check (`with_operator_routes`) every HTTP server
+here has."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from negotiation_platform.arena.exposure import (
     Asgi,
     announce,
     bind,
-    is_loopback,
     one_line_logs,
     require_bearer,
     run_http,
 )
+from negotiation_platform.arena.hosts import allowed_hosts
 from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.serving import with_viewer
 from negotiation_platform.viewer.source import MatchSource
@@ -34,10 +35,12 @@ def run(
     token: str | None = None,
     viewer: MatchSource | None = None,
     play: tuple[Arena, str] | None = None,
+    hosts: tuple[str, ...] | None = None,
 ) -> None:
     """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view;
     with `play` (an arena and its public base URL), the play page at /play, outside the token guard
-    (the seat token is the credential there) and behind Host checks (loopback, the base URL's host)."""
+    (the seat token is the credential there). Every request is answered only for `hosts` (Host
+    patterns; default: loopback names and `host`), against DNS rebinding."""
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
@@ -48,7 +51,7 @@ def run(
         from negotiation_platform.play import with_play
 
         arena, base = play
-        served = with_play(served, arena, base, [] if is_loopback(host) else [f"{host}:*"])
+        served = with_play(served, arena, base)
         served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
-    served = with_operator_routes(served, play[0] if play else None, token)
+    served = with_operator_routes(served, play[0] if play else None, token, hosts or allowed_hosts(host))
     run_http(served, sock, logging.getLogger().getEffectiveLevel())

@@ -48,12 +48,6 @@ class McpTransport:
             help="stdio for a client that starts this server, http for streamable HTTP at /mcp",
         )
         serve_options.add_address_arguments(parser, 8000, "HTTP: interface to bind", "HTTP: port to listen on")
-        parser.add_argument(
-            "--allowed-host",
-            action="append",
-            default=[],
-            help="HTTP: extra Host header values to accept (DNS-rebinding protection stays on), e.g. api.example.com:*",
-        )
         add_session_arguments(parser)
         serve_options.add_policy_arguments(parser)
         serve_options.add_store_arguments(parser)
@@ -77,7 +71,7 @@ class McpTransport:
                 arena,
                 host=args.host,
                 port=args.port,
-                allowed_hosts=args.allowed_host,
+                hosts=serve_options.served_hosts(args),
                 token=token,
                 view=args.view,
                 sessions=session_limits(args),

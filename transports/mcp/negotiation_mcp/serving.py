@@ -17,15 +17,12 @@ from negotiation_platform.arena.exposure import (
     Asgi,
     announce,
     bind,
-    is_loopback,
     require_bearer,
     run_http,
     start_arena,
     with_lifespan,
 )
 from negotiation_platform.observability.http import with_operator_routes
-
-LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
 
 def serve_stdio(arena: Arena) -> None:
@@ -42,29 +39,15 @@ def serve_stdio(arena: Arena) -> None:
     anyio.run(run)
 
 
-def http_app(
-    arena: Arena,
-    host: str = "127.0.0.1",
-    allowed_hosts: list[str] | None = None,
-    sessions: SessionLimits | None = None,
-) -> Asgi:
-    """The streamable-HTTP app at /mcp. DNS-rebinding protection is always on: loopback names are
-    allowed, plus the bound host and `allowed_hosts` when serving beyond loopback. Sessions are
+def http_app(arena: Arena, host: str = "127.0.0.1", sessions: SessionLimits | None = None) -> Asgi:
+    """The streamable-HTTP app at /mcp. Its Host and Origin are checked around the whole server (by
+    `with_operator_routes`, the same check as every other surface's), not by the SDK. Sessions are
     bounded in all, per caller and in idle time (`sessions`, see `negotiation_mcp.sessions`)."""
     sessions = sessions or SessionLimits()
     server = build_server(arena, HouseSeats(arena))
-    hosts = list(LOOPBACK_HOSTS)
-    if not is_loopback(host):
-        hosts.append(f"{host}:*")
-    hosts += allowed_hosts or []
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=hosts,
-        allowed_origins=[f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts],
-    )
     app = server.streamable_http_app(
         host=host,
-        transport_security=security,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=MAX_REQUEST_BYTES,
         max_sessions=sessions.max_sessions,
         session_idle_timeout=sessions.idle_timeout,
@@ -76,17 +59,18 @@ def serve_http(
     arena: Arena,
     host: str,
     port: int,
-    allowed_hosts: list[str],
+    hosts: tuple[str, ...],
     token: str | None = None,
     view: bool = True,
     sessions: SessionLimits | None = None,
 ) -> None:
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
     request; the match viewer (public data only) answers at /view unless `view` is off, and the play
-    page (a seat's token is its credential) at /play, behind the same Host checks as /mcp. Stored
-    matches are resumed when the server starts, before it answers."""
+    page (a seat's token is its credential) at /play; all of them only for `hosts` (Host patterns,
+    see `negotiation_platform.arena.hosts`). Stored matches are resumed when the server starts,
+    before it answers."""
     sock = bind(host, port)
-    app = with_lifespan(http_app(arena, host, allowed_hosts, sessions), arena)
+    app = with_lifespan(http_app(arena, host, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
     from negotiation_platform.peer_route import with_peers
@@ -94,7 +78,6 @@ def serve_http(
     from negotiation_platform.viewer.serving import with_viewer
 
     base = f"http://{host}:{port}"
-    hosts = [] if is_loopback(host) else [f"{host}:*"]
-    served = with_play(with_viewer(guarded, arena if view else None, base), arena, base, hosts + allowed_hosts)
+    served = with_play(with_viewer(guarded, arena if view else None, base), arena, base)
     served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
-    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel())
+    run_http(with_operator_routes(served, arena, token, hosts), sock, logging.getLogger().getEffectiveLevel())

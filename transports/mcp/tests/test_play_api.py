@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -152,3 +153,27 @@ async def test_a_page_never_shows_another_seats_secrets(server: str, http: httpx
     assert "MARKER-7f3a" not in json.dumps(state)  # not in its transcript, not on the board
     assert [e for e in state["events"] if e["kind"] == "message"] == []
     assert set(state["view"]) == {"round", "phase", "your_value", "your_bid", "pricing", "sale"}  # its own value only
+
+
+async def test_a_cursor_beyond_what_a_client_holds_is_refused_as_over_mcp(server: str, http: httpx.AsyncClient) -> None:
+    started = await start(server, human_seats=1, seed=6)
+    [human] = started["human_seats"]
+    for since in ("99999999999999999999", str(2**53)):
+        refused = await http.get(api(human, "state"), params={"since": since}, headers=as_seat(human))
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "invalid_argument", since
+
+
+async def test_a_move_sent_to_the_process_that_does_not_hold_the_match_is_a_403(
+    tmp_path: Path, http: httpx.AsyncClient
+) -> None:
+    store = str(tmp_path / "matches.db")
+    with (
+        mcp_server("--store", store, "--instance", "one") as one,
+        mcp_server("--store", store, "--instance", "two") as two,
+    ):
+        started = await start(one, human_seats=1, seed=7)
+        [human] = started["human_seats"]
+        elsewhere = api(human, "action").replace(urlsplit(one).netloc, urlsplit(two).netloc)
+        move = {"action_type": "propose", "payload": {"mine": 50}}
+        refused = await http.post(elsewhere, headers=as_seat(human), json=move)
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "wrong_owner", refused.text
