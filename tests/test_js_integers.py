@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from negotiation_platform.agents import BatnaAwareAgent, RandomAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import MAX_SEED, ArenaPolicy
-from negotiation_platform.catalogue.requests import StartGameRequest
+from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import MAX_VALUE
 
@@ -67,7 +67,7 @@ async def test_a_seed_javascript_cannot_hold_is_refused(seed: Any) -> None:
         await arena.start_game("deal_or_no_deal", seed=seed, name="me")
     assert info.value.code is ErrorCode.INVALID_ARGUMENT
     assert (await arena.list_matches())["matches"] == []
-    [bounds, _] = StartGameRequest.model_json_schema()["properties"]["seed"]["anyOf"]
+    bounds = CATALOGUE["start_game"].arguments_schema["properties"]["seed"]
     assert (bounds["minimum"], bounds["maximum"]) == (-MAX_SEED, MAX_SEED)
 
 
