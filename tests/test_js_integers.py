@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from negotiation_platform.agents import BatnaAwareAgent, RandomAgent, play_match
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import MAX_SEED, ArenaPolicy
-from negotiation_platform.catalogue.requests import StartGameRequest
+from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import MAX_VALUE
+from tests.json_places import json_objects
 
 
 def as_javascript_reads(answer: dict[str, Any]) -> Any:
@@ -67,7 +68,7 @@ async def test_a_seed_javascript_cannot_hold_is_refused(seed: Any) -> None:
         await arena.start_game("deal_or_no_deal", seed=seed, name="me")
     assert info.value.code is ErrorCode.INVALID_ARGUMENT
     assert (await arena.list_matches())["matches"] == []
-    [bounds, _] = StartGameRequest.model_json_schema()["properties"]["seed"]["anyOf"]
+    bounds = CATALOGUE["start_game"].arguments_schema["properties"]["seed"]
     assert (bounds["minimum"], bounds["maximum"]) == (-MAX_SEED, MAX_SEED)
 
 
@@ -78,20 +79,15 @@ async def test_the_extreme_seeds_are_accepted_and_read_back_exactly(seed: int) -
     assert int(as_javascript_reads(result)["seed"]) == seed
 
 
-def unbounded_numbers(schema: Any, path: str = "") -> list[str]:
+def unbounded_numbers(schema: Any) -> list[str]:
     """Where a JSON Schema admits a number without bounds within ±(2^53 − 1), or bounds beyond them."""
     found = []
-    if isinstance(schema, dict):
-        if schema.get("type") in ("integer", "number"):
-            low = schema.get("minimum", schema.get("exclusiveMinimum"))
-            high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    for path, part in json_objects(schema):
+        if part.get("type") in ("integer", "number"):
+            low = part.get("minimum", part.get("exclusiveMinimum"))
+            high = part.get("maximum", part.get("exclusiveMaximum"))
             if low is None or high is None or not -MAX_SEED <= low <= high <= MAX_SEED:
                 found.append(path)
-        for key, value in schema.items():
-            found += unbounded_numbers(value, f"{path}/{key}")
-    elif isinstance(schema, list):
-        for i, value in enumerate(schema):
-            found += unbounded_numbers(value, f"{path}/{i}")
     return found
 
 

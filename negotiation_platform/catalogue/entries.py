@@ -51,8 +51,9 @@ class Operation:
 
     @property
     def arguments_schema(self) -> dict[str, Any]:
-        """The JSON Schema of its arguments (no others allowed): an MCP tool's input schema."""
-        return self.request.model_json_schema()
+        """The JSON Schema of its arguments (no others allowed; an optional one's null is not advertised,
+        see `AbsentNotNull`): an MCP tool's input schema, an A2A skill's arguments."""
+        return self.request.model_json_schema(schema_generator=rq.AbsentNotNull)
 
     @property
     def answer_schema(self) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """The request of every operation, typed and strict: what each argument is, its bounds, nothing else.
 
 Strict: no "5" for 5, no true for 1, no argument the operation does not take. An argument left out
-(or null) is not passed on, so the implementation's default applies. The same name means the same
-thing in every request, except `list_matches`' `since` (a deprecated alias of `created_after`).
-Field order is the implementation's positional order: a remote client's methods take them so.
+(or null) is not passed on, so the implementation's default applies; the schemas clients read declare
+such an argument as its own type only (see `AbsentNotNull`): its null is accepted, not advertised.
+The same name means the same thing in every request, except `list_matches`' `since` (a deprecated
+alias of `created_after`). Field order is the implementation's positional order: a remote client's
+methods take them so.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.arguments import MAX_PAGE
@@ -29,6 +33,19 @@ Token = Annotated[str, Field(description="Your secret seat token from start_game
 Cursor = Annotated[int | None, Field(ge=0, le=MAX_SAFE_INTEGER, description="The `cursor` of your last call.")]
 Wait = Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS, description="How long to wait for your turn or news.")]
 Content = Annotated[str, Field(description="The message text.")]
+
+
+class AbsentNotNull(GenerateJsonSchema):
+    """The JSON Schema of a request as clients read it: an optional argument whose null means "absent"
+    (`T | None = None`) is declared as `T`, without `anyOf [T, null]` and without a null default.
+    Clients that coerce command-line text by a property's plain `type` (the MCP Inspector CLI up to
+    0.16.5 among them) send such an argument as a string otherwise, which the strict request refuses."""
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        inner = schema["schema"]
+        if "default" in schema and schema["default"] is None and inner["type"] == "nullable":
+            return self.generate_inner(inner["schema"])
+        return super().default_schema(schema)
 
 
 class Request(BaseModel):

@@ -21,6 +21,7 @@ from negotiation_mcp.server import build_server
 from negotiation_platform.agents import BatnaAwareAgent, ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import Arena
+from negotiation_platform.catalogue.requests import AbsentNotNull
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.operations import OPERATIONS
@@ -97,13 +98,14 @@ class TestInMemory:
             assert "get_turn_state" in text and "sealed" in text and "concession" in text
 
     async def test_every_tool_is_its_catalogue_entry(self) -> None:
-        """tools/list is made from the catalogue: input schema = request model, output = answer model."""
+        """tools/list is made from the catalogue: input schema = request model (as clients read it, see
+        AbsentNotNull), output = answer model."""
         async with in_memory() as (_, api):
             tools = {t.name: t for t in (await api.client.list_tools()).tools}
         assert set(tools) == {*OPERATIONS, "ping"}
         for name, operation in OPERATIONS.items():
             assert tools[name].description == operation.description
-            assert tools[name].input_schema == operation.request.model_json_schema(), name
+            assert tools[name].input_schema == operation.request.model_json_schema(schema_generator=AbsentNotNull), name
             assert tools[name].output_schema == operation.answer.model_json_schema(mode="serialization"), name
             assert tools[name].input_schema["additionalProperties"] is False
 
