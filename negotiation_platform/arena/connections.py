@@ -20,8 +20,8 @@ MOST_CONNECTIONS = 10_000
 DESCRIPTOR_SHARE = 0.75
 """Of the process's descriptor limit (RLIMIT_NOFILE), the part HTTP connections may use: the rest
 stays for the store, logs, outgoing calls and accepting (then refusing) new clients."""
-ADDRESS_SHARE = 8
-"""One peer address may hold 1/ADDRESS_SHARE of the connections by default."""
+PER_ADDRESS_SHARE = 8
+"""One peer address may hold 1/PER_ADDRESS_SHARE of the connections by default."""
 
 
 def default_max_connections() -> int:
@@ -29,7 +29,7 @@ def default_max_connections() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MOST_CONNECTIONS
-    return max(ADDRESS_SHARE, min(MOST_CONNECTIONS, int(soft * DESCRIPTOR_SHARE)))
+    return max(PER_ADDRESS_SHARE, min(MOST_CONNECTIONS, int(soft * DESCRIPTOR_SHARE)))
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ConnectionLimits:
     max_connections: int | None = None
     """Open connections in all (None: `default_max_connections()`); more are closed at once with 503."""
     max_connections_per_address: int | None = None
-    """Open connections from one peer address (None: 1/ADDRESS_SHARE of the total); more get 429."""
+    """Open connections from one peer address (None: 1/PER_ADDRESS_SHARE of the total); more get 429."""
 
     @property
     def total(self) -> int:
@@ -54,4 +54,4 @@ class ConnectionLimits:
 
     @property
     def per_address(self) -> int:
-        return self.max_connections_per_address or max(1, self.total // ADDRESS_SHARE)
+        return self.max_connections_per_address or max(1, self.total // PER_ADDRESS_SHARE)

@@ -21,6 +21,7 @@ from negotiation_platform.cli.serve_options import (
     add_exposure_arguments,
     add_reveal_argument,
     auth_token,
+    connection_limits,
 )
 from negotiation_platform.registry import Registry, hookimpl
 from negotiation_platform.store import default_location
@@ -45,7 +46,7 @@ class ViewerTransport:
 
         arena = Arena(registry, policy=ArenaPolicy(reveal_finished=args.reveal_finished))
         attach_store(arena, args.store, default_instance("viewer", args.port), read_only=True)
-        serve_viewer(arena, args.host, args.port, auth_token(args.auth_token_file))
+        serve_viewer(arena, args.host, args.port, auth_token(args.auth_token_file), connection_limits(args))
 
     def connects_to(self, via: str) -> bool:
         """The viewer only shows matches: nothing plays through it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
 from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.app import beside, viewer_app
@@ -20,7 +21,9 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
     return beside(app, viewer_app(source))
 
 
-def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -> None:
+def serve_viewer(
+    source: MatchSource, host: str, port: int, token: str | None, connections: ConnectionLimits | None = None
+) -> None:
     from negotiation_platform.arena.arena import Arena
 
     sock = bind(host, port)
@@ -28,4 +31,4 @@ def serve_viewer(source: MatchSource, host: str, port: int, token: str | None) -
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
     arena = source if isinstance(source, Arena) else None  # a viewer of a store reads through an arena
-    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel())
+    run_http(with_operator_routes(served, arena, token), sock, logging.getLogger().getEffectiveLevel(), connections)

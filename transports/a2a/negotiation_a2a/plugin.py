@@ -54,7 +54,9 @@ class A2aTransport:
         token = serve_options.auth_token(args.auth_token_file)
         app = with_lifespan(build_arena_app(arena, base), arena)
         viewer = arena if args.view else None
-        run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer=viewer, play=(arena, base))
+        connections = serve_options.connection_limits(args)
+        banner = f"arena A2A agent on {base}"
+        run(app, args.host, args.port, banner, token, viewer=viewer, play=(arena, base), connections=connections)
 
     def serve_agent(self, agent: Agent, host: str, port: int) -> None:
         from negotiation_a2a.agent_server import build_agent_app

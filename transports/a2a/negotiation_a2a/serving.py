@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.arena.exposure import (
     Asgi,
     announce,
@@ -34,10 +35,12 @@ def run(
     token: str | None = None,
     viewer: MatchSource | None = None,
     play: tuple[Arena, str] | None = None,
+    connections: ConnectionLimits | None = None,
 ) -> None:
     """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view;
     with `play` (an arena and its public base URL), the play page at /play, outside the token guard
-    (the seat token is the credential there) and behind Host checks (loopback, the base URL's host)."""
+    (the seat token is the credential there) and behind Host checks (loopback, the base URL's host);
+    `connections`: how long and how many connections a client may hold."""
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
@@ -51,4 +54,4 @@ def run(
         served = with_play(served, arena, base, [] if is_loopback(host) else [f"{host}:*"])
         served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
     served = with_operator_routes(served, play[0] if play else None, token)
-    run_http(served, sock, logging.getLogger().getEffectiveLevel())
+    run_http(served, sock, logging.getLogger().getEffectiveLevel(), connections)
