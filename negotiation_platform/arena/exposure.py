@@ -9,8 +9,8 @@
 * `with_lifespan` runs the arena's start (resuming stored matches) and stop (giving up its leases)
   inside the server's lifespan, on the loop that serves.
 * `run_http` serves every HTTP server of the project (MCP, A2A, the viewer and what sits beside them):
-  request bodies over `MAX_REQUEST_BYTES` are refused with 413 as they stream in, and answers go
-  out at once (TCP_NODELAY, see `bind`).
+  request bodies over `MAX_REQUEST_BYTES` are refused with 413 as they stream in, answers go out at
+  once (TCP_NODELAY, see `bind`), and connections are timed and counted (`ConnectionLimits`).
 
 Plain ASGI and the standard library (uvicorn is imported only by `run_http`), so transports share it
 without the core depending on a web stack.
@@ -27,6 +27,7 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
@@ -167,20 +168,26 @@ def limit_body(app: Asgi, max_bytes: int = MAX_REQUEST_BYTES) -> Asgi:
     return limited
 
 
-def http_server(app: Asgi, log_level: int | str, **options: Any) -> uvicorn.Server:
-    """A uvicorn server for `app` behind the request body limit (`options`: more of uvicorn's Config);
-    `run_http` runs one to the end, a caller with its own event loop awaits `serve`. uvicorn logs through
-    the process's handler (its format, `--log-format`), without access lines: requests are logged by
+def http_server(
+    app: Asgi, log_level: int | str, connections: ConnectionLimits | None = None, **options: Any
+) -> uvicorn.Server:
+    """A uvicorn server for `app` behind the request body limit and `connections`' bounds (timeouts,
+    caps: see `connection_guard`; `options`: more of uvicorn's Config); `run_http` runs one to the end,
+    a caller with its own event loop awaits `serve`. uvicorn logs through the process's handler (its
+    format, `--log-format`), without access lines: requests are logged by
     `negotiation_platform.observability`, which never writes a query string or a header."""
     import uvicorn
 
-    options = {"log_config": None, "access_log": False, **options}
+    from negotiation_platform.arena.connection_guard import uvicorn_options
+
+    guarded = uvicorn_options(connections or ConnectionLimits())
+    options = {"log_config": None, "access_log": False, **guarded, **options}
     return uvicorn.Server(uvicorn.Config(limit_body(app), log_level=log_level, **options))
 
 
-def run_http(app: Asgi, sock: socket.socket, log_level: int | str) -> None:
-    """Serve `app` on the bound `sock` until stopped, behind the request body limit."""
-    http_server(app, log_level).run(sockets=[sock])
+def run_http(app: Asgi, sock: socket.socket, log_level: int | str, connections: ConnectionLimits | None = None) -> None:
+    """Serve `app` on the bound `sock` until stopped, behind the request body limit and `connections`' bounds."""
+    http_server(app, log_level, connections).run(sockets=[sock])
 
 
 async def start_arena(arena: Arena) -> None:

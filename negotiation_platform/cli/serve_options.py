@@ -17,6 +17,14 @@ from typing import TypeVar
 
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.allowlist import AllowList, UrlRefused
+from negotiation_platform.arena.connections import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    MIN_BODY_RATE,
+    PER_ADDRESS_SHARE,
+    ConnectionLimits,
+)
 from negotiation_platform.arena.forwarding import peers_for
 from negotiation_platform.arena.hosts import allowed_hosts, netloc
 from negotiation_platform.arena.persistence import LEASE_SECONDS, attach_store
@@ -183,6 +191,7 @@ def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
         help="HTTP: a further Host header value to answer, as name:port or name:* (repeatable; loopback names "
         "and --host are always answered, any other Host is refused: DNS-rebinding protection)",
     )
+    add_connection_arguments(parser)
 
 
 def served_hosts(args: argparse.Namespace, public_url: str | None = None) -> tuple[str, ...]:
@@ -190,6 +199,55 @@ def served_hosts(args: argparse.Namespace, public_url: str | None = None) -> tup
     http(s) --instance (the other processes forward calls to it), and each --allowed-host."""
     named = [*netloc(public_url), *netloc(getattr(args, "instance", None))]
     return allowed_hosts(args.host, [*named, *args.allowed_host])
+
+
+def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    """What one HTTP connection may hold (see `ConnectionLimits`)."""
+    parser.add_argument(
+        "--header-timeout",
+        type=positive_argument,
+        default=DEFAULT_HEADER_TIMEOUT,
+        help="HTTP: seconds a connection has to send a request's headers (from when it opens or its last answer "
+        "ends); then it is closed",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=positive_argument,
+        default=DEFAULT_IDLE_TIMEOUT,
+        help="HTTP: seconds a kept-alive connection may stay silent between requests",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=positive_argument,
+        default=DEFAULT_BODY_TIMEOUT,
+        help=f"HTTP: seconds a request body has, plus one per {MIN_BODY_RATE} bytes received; a slower one is "
+        "cut off with 408 (answers, streams and long polls are never timed)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=count_argument,
+        default=None,
+        help="HTTP: open connections in all; more are refused with 503 at once "
+        "(default: 3/4 of the process's file descriptor limit, at most 10000)",
+    )
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=count_argument,
+        default=None,
+        help="HTTP: open connections from one client address; more are refused with 429 at once (default: "
+        f"1/{PER_ADDRESS_SHARE} of --max-connections; behind a reverse proxy, every connection is the proxy's)",
+    )
+
+
+def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    """The bounds the options of `add_connection_arguments` ask for."""
+    return ConnectionLimits(
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+        body_timeout=args.body_timeout,
+        max_connections=args.max_connections,
+        max_connections_per_address=args.max_connections_per_address,
+    )
 
 
 def add_view_argument(parser: argparse.ArgumentParser) -> None:

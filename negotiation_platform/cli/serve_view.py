@@ -21,6 +21,7 @@ from negotiation_platform.cli.serve_options import (
     add_exposure_arguments,
     add_reveal_argument,
     auth_token,
+    connection_limits,
     served_hosts,
 )
 from negotiation_platform.registry import Registry, hookimpl
@@ -46,7 +47,9 @@ class ViewerTransport:
 
         arena = Arena(registry, policy=ArenaPolicy(reveal_finished=args.reveal_finished))
         attach_store(arena, args.store, default_instance("viewer", args.port), read_only=True)
-        serve_viewer(arena, args.host, args.port, auth_token(args.auth_token_file), served_hosts(args))
+        serve_viewer(
+            arena, args.host, args.port, auth_token(args.auth_token_file), served_hosts(args), connection_limits(args)
+        )
 
     def connects_to(self, via: str) -> bool:
         """The viewer only shows matches: nothing plays through it."""

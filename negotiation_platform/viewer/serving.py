@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
 from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.app import beside, viewer_app
@@ -20,8 +21,16 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
     return beside(app, viewer_app(source))
 
 
-def serve_viewer(source: MatchSource, host: str, port: int, token: str | None, hosts: tuple[str, ...]) -> None:
-    """Serve the viewer of `source` (behind `token` if given) for requests to `hosts` (Host patterns)."""
+def serve_viewer(
+    source: MatchSource,
+    host: str,
+    port: int,
+    token: str | None,
+    hosts: tuple[str, ...],
+    connections: ConnectionLimits | None = None,
+) -> None:
+    """Serve the viewer of `source` (behind `token` if given) for requests to `hosts` (Host patterns);
+    `connections`: how long and how many connections a client may hold."""
     from negotiation_platform.arena.arena import Arena
 
     sock = bind(host, port)
@@ -29,4 +38,5 @@ def serve_viewer(source: MatchSource, host: str, port: int, token: str | None, h
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
     arena = source if isinstance(source, Arena) else None  # a viewer of a store reads through an arena
-    run_http(with_operator_routes(served, arena, token, hosts), sock, logging.getLogger().getEffectiveLevel())
+    served = with_operator_routes(served, arena, token, hosts)
+    run_http(served, sock, logging.getLogger().getEffectiveLevel(), connections)

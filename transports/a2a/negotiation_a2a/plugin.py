@@ -55,7 +55,9 @@ class A2aTransport:
         app = with_lifespan(build_arena_app(arena, base), arena)
         viewer = arena if args.view else None
         hosts = serve_options.served_hosts(args, base)
-        run(app, args.host, args.port, f"arena A2A agent on {base}", token, viewer, (arena, base), hosts)
+        connections = serve_options.connection_limits(args)
+        banner = f"arena A2A agent on {base}"
+        run(app, args.host, args.port, banner, token, viewer, (arena, base), hosts, connections)
 
     def serve_agent(self, agent: Agent, host: str, port: int) -> None:
         from negotiation_a2a.agent_server import build_agent_app

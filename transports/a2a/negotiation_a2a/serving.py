@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.arena.exposure import (
     Asgi,
     announce,
@@ -36,11 +37,13 @@ def run(
     viewer: MatchSource | None = None,
     play: tuple[Arena, str] | None = None,
     hosts: tuple[str, ...] | None = None,
+    connections: ConnectionLimits | None = None,
 ) -> None:
     """Serve `app` (behind `token` if given); with `viewer`, the match viewer of that source at /view;
     with `play` (an arena and its public base URL), the play page at /play, outside the token guard
     (the seat token is the credential there). Every request is answered only for `hosts` (Host
-    patterns; default: loopback names and `host`), against DNS rebinding."""
+    patterns; default: loopback names and `host`), against DNS rebinding; `connections`: how long
+    and how many connections a client may hold."""
     sock = bind(host, port)
     one_line_logs(JSONRPC_LOGGER)
     announce(banner, host, token)
@@ -54,4 +57,4 @@ def run(
         served = with_play(served, arena, base)
         served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
     served = with_operator_routes(served, play[0] if play else None, token, hosts or allowed_hosts(host))
-    run_http(served, sock, logging.getLogger().getEffectiveLevel())
+    run_http(served, sock, logging.getLogger().getEffectiveLevel(), connections)

@@ -75,6 +75,7 @@ class McpTransport:
                 token=token,
                 view=args.view,
                 sessions=session_limits(args),
+                connections=serve_options.connection_limits(args),
             )
 
     def connects_to(self, via: str) -> bool:

@@ -12,6 +12,7 @@ from negotiation_mcp.server import build_server
 from negotiation_mcp.sessions import per_caller_sessions
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.connections import ConnectionLimits
 from negotiation_platform.arena.exposure import (
     MAX_REQUEST_BYTES,
     Asgi,
@@ -63,12 +64,14 @@ def serve_http(
     token: str | None = None,
     view: bool = True,
     sessions: SessionLimits | None = None,
+    connections: ConnectionLimits | None = None,
 ) -> None:
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
     request; the match viewer (public data only) answers at /view unless `view` is off, and the play
     page (a seat's token is its credential) at /play; all of them only for `hosts` (Host patterns,
     see `negotiation_platform.arena.hosts`). Stored matches are resumed when the server starts,
-    before it answers."""
+    before it answers. `connections`: how long and how many connections a client may hold
+    (defaults: `ConnectionLimits()`)."""
     sock = bind(host, port)
     app = with_lifespan(http_app(arena, host, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
@@ -80,4 +83,5 @@ def serve_http(
     base = f"http://{host}:{port}"
     served = with_play(with_viewer(guarded, arena if view else None, base), arena, base)
     served = with_peers(served, arena)  # calls forwarded by the other processes on the store (signed)
-    run_http(with_operator_routes(served, arena, token, hosts), sock, logging.getLogger().getEffectiveLevel())
+    served = with_operator_routes(served, arena, token, hosts)
+    run_http(served, sock, logging.getLogger().getEffectiveLevel(), connections)
