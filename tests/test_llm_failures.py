@@ -18,7 +18,8 @@ import pytest
 pytest.importorskip("openai")
 
 from negotiation_platform.agents.llm_failures import EndpointFailures, row_failures
-from negotiation_platform.analysis import analyze, usage_by_agent
+from negotiation_platform.analysis import usage_by_agent
+from negotiation_platform.report import write_report
 from negotiation_platform.tournament import finished_rows, run_tournament
 from tests.fake_openai import Failing, serve
 
@@ -68,11 +69,22 @@ def test_a_tournament_whose_llm_never_answers_names_its_matches_leaves_them_out_
     assert "2 matches had LLM endpoint failures (counted above, as asked):" in kept.stdout
     assert f"  split_100|llm:silent,concession|0: {lost}" in kept.stdout
 
-    left_out = analyze(list(rows.values()), samples=5)
-    counted = analyze(list(rows.values()), samples=5, keep_failed_llm=True)
+    report = cli("report", str(out), "--samples", "5")
+    assert report.returncode == 0, report.stderr
+    page = (out / "report.md").read_text()
+    outcomes = page.split("## Outcomes per game and agent", 1)[1].split("\n## ", 1)[0]
+    assert "| concession |" in outcomes and "llm:silent" not in outcomes
+    assert "## Matches with LLM endpoint failures\n\nLeft out of every outcome table" in page
+    assert "| split_100\\|llm:silent,concession\\|0 | 0 | llm:silent | 1 | 1 | 1 | 2 |" in page
+    left_out = json.loads((out / "analysis.json").read_text())
+    write_report(out, samples=5, keep_failed_llm=True)
+    counted = json.loads((out / "analysis.json").read_text())
     assert {a["agent"] for a in left_out["aggregate"]} == {"concession"}
     assert {a["agent"] for a in counted["aggregate"]} == {"concession", "llm:silent"}
-    assert "llm:silent" not in left_out["ratings"]["overall"]["elo"]
+    assert (
+        "llm:silent" not in left_out["ratings"]["overall"]["elo"]
+        and "llm:silent" in counted["ratings"]["overall"]["elo"]
+    )
     assert [m["key"] for m in left_out["endpoint_failures"]] == [m["key"] for m in counted["endpoint_failures"]]
     assert left_out["usage"]["llm:silent"]["moves_lost"] == 2  # what was spent is reported either way
 
