@@ -15,6 +15,7 @@ fails the whole match (`EndpointError`, in `failures.jsonl`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -85,17 +86,7 @@ def seat_failures(agents: Sequence[object], specs: Sequence[str]) -> list[Endpoi
     for seat, (agent, spec) in enumerate(zip(agents, specs, strict=True)):
         tally = tally_of(agent)
         if tally is not None and tally.moves_lost:
-            failures.append(
-                EndpointFailures(
-                    seat=seat,
-                    agent=spec,
-                    moves=tally.moves,
-                    moves_lost=tally.moves_lost,
-                    failed_calls=tally.failed_calls,
-                    failed_tries=tally.failed_tries,
-                    last_error=tally.last_error,
-                )
-            )
+            failures.append(EndpointFailures(seat=seat, agent=spec, **dataclasses.asdict(tally)))
     return failures
 
 
