@@ -70,7 +70,12 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     agents = sub.add_parser("agents", help="list the installed agents")
     agents.add_argument("--json", action="store_true", help="print one JSON object: the agents and their descriptions")
 
-    play = sub.add_parser("play", help="play a match between built-in agents, or yourself in the browser (--human)")
+    play = sub.add_parser(
+        "play",
+        help="play a match between built-in agents, or yourself in the browser (--human)",
+        description="Play one match. LLM seats that lost moves to their endpoint are named on stderr (and under "
+        "endpoint_failures with --json); exit 1 when one got no usable answer at all.",
+    )
     play.add_argument("game", help="a game id, as `games` lists them")
     play.add_argument(
         "--agents",

@@ -28,7 +28,13 @@ FAILED_EXIT = 1
 
 def add_research_commands(sub: Any) -> None:
     """Add `tournament` and `report` to the CLI's subcommands."""
-    tournament = sub.add_parser("tournament", help="play every agent against every other over seats and seeds")
+    tournament = sub.add_parser(
+        "tournament",
+        help="play every agent against every other over seats and seeds",
+        description="Play every agent against every other into --out. Exit 1 when a match failed (failures.jsonl) "
+        "or an LLM seat got no usable answer from its endpoint at all; matches in which LLM seats lost moves to "
+        "their endpoints are named and left out of the summary's counts (--keep-failed-llm keeps them).",
+    )
     tournament.add_argument("--games", nargs="+", required=True, help="game ids, as `games` lists them")
     tournament.add_argument(
         "--agents", nargs="+", required=True, help="agent specs, e.g. concession, llm:MODEL or policy:DIR"
