@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from negotiation_platform.agents.llm_failures import MarkedMatch, counted, marked_matches
 from negotiation_platform.analysis import analyze, failure_summary
 from negotiation_platform.analysis.metrics import role_point
 from negotiation_platform.analysis.outcomes import outcome_space
@@ -32,9 +33,17 @@ Progress = Callable[[int, int, str], None]
 
 
 def write_report(
-    directory: str | Path, *, samples: int = 200, registry: Registry | None = None, progress: Progress | None = None
+    directory: str | Path,
+    *,
+    samples: int = 200,
+    registry: Registry | None = None,
+    progress: Progress | None = None,
+    keep_failed_llm: bool = False,
 ) -> list[Path]:
-    """Analyse out/matches.jsonl and write the report and its figures next to it; returns the files written."""
+    """Analyse out/matches.jsonl and write the report and its figures next to it; returns the files written.
+
+    Matches in which a seat lost moves to its LLM endpoint are listed apart and left out of the
+    outcome tables, figures and ratings unless `keep_failed_llm`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -43,11 +52,18 @@ def write_report(
     rows = sorted(finished_rows(out).values(), key=lambda row: (row["seed"], row["game"], row["agents"]))
     if not rows:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"No matches in {out / RESULTS}; run a tournament first.")
+    kept = counted(rows, keep_failed_llm)
+    if not kept:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"Every match in {out / RESULTS} had LLM endpoint failures: nothing is left to compare "
+            "(--keep-failed-llm reports them as they were played).",
+        )
     registry = registry or Registry()
     tell = progress or _untold
-    steps = len({row["game"] for row in rows}) + 3  # the analysis, a section per game, the ratings, the pages
+    steps = len({row["game"] for row in kept}) + 3  # the analysis, a section per game, the ratings, the pages
     tell(0, steps, f"analysing {len(rows)} matches ({samples} bootstrap samples)")
-    analysis = analyze(rows, registry=registry, samples=samples)
+    analysis = analyze(rows, registry=registry, samples=samples, keep_failed_llm=keep_failed_llm)
     figures = out / "figures"
     figures.mkdir(exist_ok=True)
     sections = [_summary(analysis)]
@@ -58,6 +74,9 @@ def write_report(
     sections.append(_ratings_section(analysis, figures))
     if analysis["usage"]:
         sections.append(_usage_section(analysis["usage"]))
+    marked = marked_matches(rows)
+    if marked:
+        sections.append(_endpoint_section(marked, keep_failed_llm))
     failures = failure_summary(failure_rows(out))
     if failures:
         sections.append(_failures_section(failures))
@@ -216,6 +235,8 @@ USAGE_COLUMNS = [
     ("calls", Unit.COUNT),
     ("cache_hits", Unit.COUNT),
     ("failed_calls", Unit.COUNT),
+    ("failed_tries", Unit.COUNT),
+    ("moves_lost", Unit.COUNT),
     ("prompt_tokens", Unit.COUNT),
     ("cached_tokens", Unit.COUNT),
     ("completion_tokens", Unit.COUNT),
@@ -234,6 +255,24 @@ def _usage_section(usage: dict[str, dict[str, Any]]) -> Section:
             row.append(entry.get("cost_usd"))
     note = "Model calls answered from the response cache cost nothing and are counted apart (cache hits)."
     return Section("LLM usage" + (" and cost" if priced else ""), columns, rows, note=note)
+
+
+def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
+    """Matches in which seats lost moves to their LLM endpoints, seat by seat."""
+    columns = [Column("match", Unit.TEXT), Column("seat", Unit.COUNT), Column("agent", Unit.TEXT)]
+    columns += [Column(name, Unit.COUNT) for name in ("moves lost", "moves", "failed calls", "failed tries")]
+    rows: list[list[Any]] = [
+        [match.key, seat.seat, seat.agent, seat.moves_lost, seat.moves, seat.failed_calls, seat.failed_tries]
+        for match in matches
+        for seat in match.seats
+    ]
+    note = (
+        "Kept in the tables above, as asked (--keep-failed-llm): their outcomes say more about the endpoint."
+        if kept
+        else "Left out of every outcome table, figure and rating above (report --keep-failed-llm keeps them); "
+        "their calls are in the LLM usage table."
+    )
+    return Section("Matches with LLM endpoint failures", columns, rows, note=note)
 
 
 def _failures_section(failures: list[dict[str, Any]]) -> Section:

@@ -97,7 +97,11 @@ def markdown_page(title: str, sections: list[Section]) -> str:
             lines += [section.note, ""]
         lines += ["| " + " | ".join(c.title for c in section.columns) + " |"]
         lines += ["|" + "".join("---|" if c.unit is Unit.TEXT else "---:|" for c in section.columns)]
-        lines += ["| " + " | ".join(_cells(row, section.columns)) + " |" for row in section.rows]
+        # A cell's own "|" (a match key's) would split it: escaped, as Markdown tables allow.
+        lines += [
+            "| " + " | ".join(t.replace("|", "\\|") for t in _cells(row, section.columns)) + " |"
+            for row in section.rows
+        ]
         lines += ["", *(f"![{name}](figures/{name})" for name in section.figures), ""]
     return "\n".join(lines)
 

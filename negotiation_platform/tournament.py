@@ -10,7 +10,8 @@ agent is seeded from the match seed and its seat exactly as `negotiation-platfor
 A match that fails (an endpoint that cannot serve, a crash) is written to `out/failures.jsonl`
 with its reason and played again by the next run, which drops the rows of the matches it has
 now played. Rows of matches with LLM seats carry each seat's transcript, its token usage and,
-given a price table, its cost (see `agents.llm_usage`).
+given a price table, its cost (see `agents.llm_usage`); a match in which a seat lost moves to its
+endpoint is marked with `endpoint_failures` (see `agents.llm_failures`), and outcome tables leave it out.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from typing import Any
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.llm_failures import FIELD as ENDPOINT_FAILURES
+from negotiation_platform.agents.llm_failures import seat_failures, tally_of
 from negotiation_platform.agents.llm_usage import Prices, add_usage, cost_usd, usage_totals
 from negotiation_platform.agents.offers import menu_utility
 from negotiation_platform.arena import Arena
@@ -283,7 +286,8 @@ async def play_plan(
     plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None, prices: Prices | None = None
 ) -> dict[str, Any]:
     """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and
-    offers; for seats that keep a transcript (LLM seats), the transcripts, forfeits and usage too."""
+    offers; for seats that keep a transcript (LLM seats), the transcripts, forfeits and usage too, and
+    the seats that lost moves to their endpoints (`endpoint_failures`, only when some did)."""
     recorders = [
         Recorder(_agent(registry, spec, random.Random(f"{plan.seed}:{seat}").getrandbits(32), options))
         for seat, spec in enumerate(plan.agents)
@@ -322,6 +326,9 @@ async def play_plan(
         for usage in row["usage"]:
             totals = add_usage(totals, usage) if usage is not None else totals
         row["usage_total"] = totals
+    lost = seat_failures([r.agent for r in recorders], plan.agents)
+    if lost:
+        row[ENDPOINT_FAILURES] = [failure.model_dump() for failure in lost]
     return row
 
 
@@ -336,10 +343,14 @@ def forfeits(events: list[dict[str, Any]], seat_ids: list[str]) -> list[int]:
 
 
 def seat_usage(agent: Any, transcript: list[dict[str, Any]] | None, prices: Prices | None) -> dict[str, Any] | None:
-    """A seat's calls, tokens and seconds (None for seats without a transcript); priced when a table is given."""
+    """A seat's calls, failed calls and tries, moves lost, tokens and seconds (None for seats without a
+    transcript); priced when a table is given."""
     if transcript is None:
         return None
     usage = usage_totals(transcript)
+    tally = tally_of(agent)
+    if tally is not None:  # what the calls themselves counted, retries included
+        usage.update(failed_calls=tally.failed_calls, failed_tries=tally.failed_tries, moves_lost=tally.moves_lost)
     model = getattr(agent, "model", None)
     if prices is not None and isinstance(model, str):
         usage["cost_usd"] = cost_usd(prices, model, usage)

@@ -3,8 +3,9 @@
 `FakeModel` plays like a model would: it reads the legal actions out of the prompt, prefers
 `accept`, and otherwise picks a legal action with a schema-valid payload (its first reply is
 malformed unless told otherwise). Subclasses script other behaviour by overriding `reply`, which
-answers (status, body) or (status, body, headers). `serve` counts every request the endpoint gets
-(`calls`) and the most it had in flight at once (`peak`).
+answers (status, body) or (status, body, headers), a body being JSON data or raw text; `Failing`
+fails the requests it is told to (a timeout, HTTP 500, or a body that is no JSON). `serve` counts
+every request the endpoint gets (`calls`) and the most it had in flight at once (`peak`).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import json
 import random
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from negotiation_platform.agents.payloads import sample_payload
 
 MALFORMED = 'Sure! My move is {"action_type": "propose", "payload": {'
-Answer = tuple[int, dict[str, Any]] | tuple[int, dict[str, Any], dict[str, str]]
+Body = dict[str, Any] | str
+Answer = tuple[int, Body] | tuple[int, Body, dict[str, str]]
 
 
 class FakeModel:
@@ -53,6 +56,29 @@ class FakeModel:
         if "You may also send a public message" in prompt:
             move["message"] = "I value this highly; let us be quick."
         return 200, completion("```json\n" + json.dumps(move) + "\n```", self.usage)
+
+
+class Failing(FakeModel):
+    """Plays as `FakeModel` (well-formed from the first reply), except for the requests `fails(request)`
+    picks (all by default), which it fails `how`: "timeout" (a reply only after `delay` seconds),
+    "500", or "garbage" (200 with an HTML page for a body). `failed` counts them."""
+
+    def __init__(self, how: str, fails: Callable[[dict[str, Any]], bool] = lambda _: True, delay: float = 2.0):
+        super().__init__(malformed_first=False)
+        self.how, self.fails, self.delay = how, fails, delay
+        self.failed = 0
+
+    def reply(self, request: dict[str, Any]) -> Answer:
+        if not self.fails(request):
+            return super().reply(request)
+        with self.lock:
+            self.failed += 1
+        if self.how == "timeout":
+            time.sleep(self.delay)
+            return 504, {"error": {"message": "too late", "type": "server_error"}}
+        if self.how == "500":
+            return 500, {"error": {"message": "internal error", "type": "server_error"}}
+        return 200, "<html><body>502 Bad Gateway</body></html>"
 
 
 def completion(text: str, usage: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -90,7 +116,7 @@ def serve(model: FakeModel) -> Iterator[str]:
                 with model.lock:
                     model.in_flight -= 1
             status, reply, headers = (*answer, {})[:3]
-            data = json.dumps(reply).encode()
+            data = (reply if isinstance(reply, str) else json.dumps(reply)).encode()
             self.send_response(status)
             for name, value in {"Content-Type": "application/json", **headers}.items():
                 self.send_header(name, value)

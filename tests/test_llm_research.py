@@ -167,7 +167,7 @@ def test_an_unreachable_default_endpoint_is_named(monkeypatch: pytest.MonkeyPatc
     async def refuse(**_: Any) -> Any:
         raise openai.APIConnectionError(request=httpx.Request("POST", "https://api.openai.com/v1/chat/completions"))
 
-    monkeypatch.setattr(agent._caller.client.chat.completions, "create", refuse)
+    monkeypatch.setattr(agent.caller.client.chat.completions, "create", refuse)
     with pytest.raises(EndpointError) as failed:
         play(agent)
     assert str(failed.value) == (

@@ -10,8 +10,9 @@ decision; a move the arena refuses comes back through the driver with the refusa
 `max_refusals` times per turn; past either bound the agent forfeits its move (the game's default
 action is played, the reason logged). Calls go through `llm_calls.Caller`: retried on 429, 5xx and
 timeouts, limited per endpoint, bounded by the move's deadline, optionally cached on disk
-(`llm_cache`); a move whose calls all fail is forfeited too. Every raw reply is kept in `transcript`
-with its token usage and latency (the tournament stores it per seat and totals it).
+(`llm_cache`); a move whose calls all fail is forfeited too, and counted as lost to the endpoint
+(`caller.tally`: a tournament marks the match, see `llm_failures`). Every raw reply is kept in
+`transcript` with its token usage and latency (the tournament stores it per seat and totals it).
 
 Needs the `llm` extra (`openai`). The endpoint comes from `base_url`/`api_key` options or the
 environment (OPENAI_BASE_URL, OPENAI_API_KEY). Sampled replies (temperature > 0) are cached only
@@ -93,9 +94,11 @@ class LLMAgent:
         self.transcript: list[dict[str, Any]] = []
         """One entry per reply asked for: the raw reply, what was wrong with it, its usage and latency."""
         self._refusals = 0
-        self._caller = settings.caller(target)
+        self.caller = settings.caller(target)
+        """Its calls to the endpoint; `caller.tally` counts the moves and calls the endpoint cost it."""
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
+        self.caller.tally.moves += 1
         refusal = turn.get("refusal")
         self._refusals = self._refusals + 1 if refusal else 0
         if self._refusals > self.max_refusals:
@@ -110,7 +113,7 @@ class LLMAgent:
                 reply = await self._complete(conversation, deadline)
             except CallsFailed as failed:
                 self.transcript.append({**where, "reply": None, "problem": f"endpoint: {failed}"})
-                return Decision(forfeit=f"endpoint failed: {failed}")
+                return Decision(forfeit=self.caller.tally.lost(failed))
             decision, problem = read_reply(reply.text, turn)
             self.transcript.append(
                 {
@@ -138,12 +141,12 @@ class LLMAgent:
         draw = self.seed if self.temperature > 0 else None  # a sample is this seat's, not every seed's
         if self.json_mode:
             try:
-                return await self._caller.complete(
+                return await self.caller.complete(
                     {**request, "response_format": {"type": "json_object"}}, deadline, draw=draw
                 )
             except JsonModeRefused:
                 self.json_mode = False  # the endpoint does not do JSON mode: ask plainly from now on
-        return await self._caller.complete(request, deadline, draw=draw)
+        return await self.caller.complete(request, deadline, draw=draw)
 
 
 def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> float | None:

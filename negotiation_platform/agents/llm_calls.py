@@ -3,8 +3,10 @@ backoff and jitter on 429, 5xx and timeouts (a `Retry-After` header is obeyed), 
 whole move, the response cache, and the call's usage and latency.
 
 What cannot succeed by waiting (the endpoint unreachable, the key or the model refused) raises
-`EndpointError`, naming the URL and the model, and fails the match; retryable failures that outlast
-the retries or the move's deadline raise `CallsFailed`, and the agent forfeits that move.
+`EndpointError`, naming the URL and the model, and fails the match; retryable failures (a reply
+that is no chat completion among them) that outlast the retries or the move's deadline raise
+`CallsFailed`, and the agent forfeits that move. Each Caller counts its failed tries and calls in
+its `EndpointTally`, which the agent adds its moves to (see `llm_failures`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import json
 import random
 import time
 import weakref
@@ -47,6 +50,24 @@ class CallPolicy:
     backoff: float = 1.0
     max_backoff: float = 30.0
     timeout: float = 60.0
+
+
+@dataclass
+class EndpointTally:
+    """One agent's running count of what its endpoint cost it in a match: the moves it was asked for,
+    those it lost to a failed call, the calls given up on and the tries that failed (retried or not)."""
+
+    moves: int = 0
+    moves_lost: int = 0
+    failed_calls: int = 0
+    failed_tries: int = 0
+    last_error: str = ""
+    """Why the latest failed call failed."""
+
+    def lost(self, failed: CallsFailed) -> str:
+        """Count a move lost to `failed`; the reason the agent forfeits it with."""
+        self.moves_lost += 1
+        return f"endpoint failed: {failed}"
 
 
 @dataclass
@@ -91,6 +112,7 @@ class Caller:
         """The endpoint is OpenAI's, because neither base_url nor OPENAI_BASE_URL named one: errors say so."""
         self.max_concurrency = max_concurrency
         self.cache = cache
+        self.tally = EndpointTally()
         self._jitter = random.Random()
 
     async def complete(self, request: dict[str, Any], deadline: float | None, *, draw: int | None = None) -> Reply:
@@ -112,6 +134,10 @@ class Caller:
             if self.cache is not None:
                 self.cache.put(key, {JSON_MODE_REFUSED: True})
             raise
+        except CallsFailed as failed:
+            self.tally.failed_calls += 1
+            self.tally.last_error = str(failed)
+            raise
         if self.cache is not None:
             self.cache.put(key, {"text": reply.text, "usage": reply.usage, "tool_calls": reply.tool_calls})
         return reply
@@ -131,6 +157,8 @@ class Caller:
                 response = await self._request(request, timeout, deadline)
             except openai.APITimeoutError:
                 why = f"timeout after {timeout:.3g} s"
+            except json.JSONDecodeError:
+                why = "a reply that is not JSON"
             except openai.APIConnectionError as exc:
                 raise self._unusable(exc) from None
             except openai.BadRequestError as exc:
@@ -143,15 +171,19 @@ class Caller:
                 why = f"HTTP {exc.status_code}"
                 wait = retry_after(exc.response.headers)
             else:
-                message = response.choices[0].message
-                return Reply(
-                    message.content or "",
-                    usage_of(response),
-                    round(time.monotonic() - started, 6),
-                    attempt + 1,
-                    False,
-                    [call.model_dump(mode="json") for call in message.tool_calls or []],
-                )
+                message = first_message(response)
+                if message is None:
+                    why = "a reply that is not a chat completion"
+                else:
+                    return Reply(
+                        message.content or "",
+                        usage_of(response),
+                        round(time.monotonic() - started, 6),
+                        attempt + 1,
+                        False,
+                        [call.model_dump(mode="json") for call in message.tool_calls or []],
+                    )
+            self.tally.failed_tries += 1
             if attempt == self.policy.retries:
                 break
             pause = wait if wait is not None else self._backoff(attempt)
@@ -199,6 +231,15 @@ def retry_after(headers: Any) -> float | None:
         with contextlib.suppress(TypeError, ValueError):
             return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     return None
+
+
+def first_message(response: Any) -> Any:
+    """The reply's first choice's message, or None when the body is no chat completion (a proxy's
+    page, an empty `choices`): the SDK hands such bodies over as they came."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        return None
+    return getattr(choices[0], "message", None)
 
 
 def usage_of(response: Any) -> dict[str, int]:

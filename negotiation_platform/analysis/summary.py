@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_platform.agents.llm_failures import counted, marked_matches
 from negotiation_platform.analysis.metagame import metagame, symmetric_nash
 from negotiation_platform.analysis.metrics import aggregate, with_metrics
 from negotiation_platform.analysis.ratings import pairwise_outcomes, ratings_with_intervals
@@ -11,14 +12,24 @@ from negotiation_platform.analysis.usage import usage_by_agent
 from negotiation_platform.registry import Registry
 
 
-def analyze(rows: list[dict[str, Any]], *, registry: Registry | None = None, samples: int = 200) -> dict[str, Any]:
+def analyze(
+    rows: list[dict[str, Any]],
+    *,
+    registry: Registry | None = None,
+    samples: int = 200,
+    keep_failed_llm: bool = False,
+) -> dict[str, Any]:
     """Per-match metrics, per (game, agent) means, ratings per game and overall, and each game's meta-game.
 
     Ratings compare surplus (scale-free across games); each game's meta-game uses mean payoffs.
-    `usage` is what LLM seats used and cost per agent (`usage_by_agent`; empty without LLM seats).
+    Matches in which a seat lost moves to its LLM endpoint (`endpoint_failures`) are in none of
+    these unless `keep_failed_llm`; `endpoint_failures` lists them either way ({key, seats}).
+    `usage` is what LLM seats used and cost per agent over every match (`usage_by_agent`; empty
+    without LLM seats).
     """
-    scored = with_metrics(rows, registry)
-    games = sorted({row["game"] for row in rows})
+    kept = counted(rows, keep_failed_llm)
+    scored = with_metrics(kept, registry)
+    games = sorted({row["game"] for row in kept})
     scopes = {**{game: [r for r in scored if r["game"] == game] for game in games}, "overall": scored}
     ratings = {
         scope: {
@@ -37,4 +48,5 @@ def analyze(rows: list[dict[str, Any]], *, registry: Registry | None = None, sam
         "ratings": ratings,
         "metagame": metagames,
         "usage": usage_by_agent(rows),
+        "endpoint_failures": [match.model_dump() for match in marked_matches(rows)],
     }

@@ -22,6 +22,8 @@ from rich.table import Column, Table
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import agent_description, check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.llm_failures import FIELD as ENDPOINT_FAILURES
+from negotiation_platform.agents.llm_failures import MarkedMatch, row_failures, seat_failures
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
@@ -33,6 +35,7 @@ from negotiation_platform.cli.research import (
     cmd_report,
     cmd_tournament,
     llm_agent_options,
+    tell_endpoint_failures,
 )
 from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
@@ -67,7 +70,12 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
     agents = sub.add_parser("agents", help="list the installed agents")
     agents.add_argument("--json", action="store_true", help="print one JSON object: the agents and their descriptions")
 
-    play = sub.add_parser("play", help="play a match between built-in agents, or yourself in the browser (--human)")
+    play = sub.add_parser(
+        "play",
+        help="play a match between built-in agents, or yourself in the browser (--human)",
+        description="Play one match. LLM seats that lost moves to their endpoint are named on stderr (and under "
+        "endpoint_failures with --json); exit 1 when one got no usable answer at all.",
+    )
     play.add_argument("game", help="a game id, as `games` lists them")
     play.add_argument(
         "--agents",
@@ -214,7 +222,10 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
         print_transcript(console, result)
-    return 0
+    lost = row_failures(result)
+    marked = [MarkedMatch(key=f"{result['game']} seed {result['seed']}", seats=lost)] if lost else []
+    # Told on stderr: stdout may be --json's one object.
+    return tell_endpoint_failures(Console(stderr=True), marked, "its outcome says more about the endpoint")
 
 
 def _play_human(args: argparse.Namespace, registry: Registry, console: Console, seed: int) -> int:
@@ -279,6 +290,7 @@ async def _play(
         seats = rules["spec"]["roles"]["min_players"]
         agents = make_agents(registry, args.agents, seats, seed, llm_agent_options(args), game=args.game)
         result = await play_match(api, args.game, agents, config=args.config, seed=seed, on_turn=on_turn)
+    lost = seat_failures(agents, seat_specs(args.agents, len(agents)))
     return {
         "game": result["game_id"],
         "seed": result["seed"],
@@ -290,6 +302,7 @@ async def _play(
         "winner": result["winner"],
         "rounds": result["rounds"],
         "events": result["events"],
+        **({ENDPOINT_FAILURES: [failure.model_dump() for failure in lost]} if lost else {}),
     }
 
 
@@ -366,7 +379,6 @@ def make_agents(
             f"{game} has {seats} seat(s){' beside yours' if beside_yours else ''} but --agents names {len(specs)}: "
             f"name at most {seats} (the last one repeats to fill the seats).",
         )
-    specs = (specs + [specs[-1]] * seats)[:seats]
     return [
         make_agent(
             registry,
@@ -374,8 +386,13 @@ def make_agents(
             random.Random(f"{seed}:{seat}").getrandbits(32),
             options if spec.partition(":")[0] in REMOTE_KINDS else None,
         )
-        for seat, spec in enumerate(specs)
+        for seat, spec in enumerate(seat_specs(specs, seats))
     ]
+
+
+def seat_specs(specs: list[str], seats: int) -> list[str]:
+    """The agent spec of each seat: `--agents` in order, the last one repeated."""
+    return (specs + [specs[-1]] * seats)[:seats]
 
 
 COMMANDS: dict[str, Command] = {

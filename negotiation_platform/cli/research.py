@@ -1,7 +1,9 @@
 """The research subcommands: `tournament` (play a round-robin into a folder) and `report` (analyse it).
 
 `tournament` exits 0 when every scheduled match is played, FAILED_EXIT (1) when any failed (their rows
-are in failures.jsonl; a re-run plays them again) and 2 for bad arguments, before anything is played.
+are in failures.jsonl; a re-run plays them again) or when an LLM seat had no usable answer from its
+endpoint at all, and 2 for bad arguments, before anything is played. Matches in which LLM seats lost
+moves to their endpoints are named, and counted in the summary only with --keep-failed-llm.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from negotiation_platform.agents.llm_failures import MarkedMatch, counted, marked_matches, without_answer
 from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.cli.progress import stderr_progress
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -25,7 +28,13 @@ FAILED_EXIT = 1
 
 def add_research_commands(sub: Any) -> None:
     """Add `tournament` and `report` to the CLI's subcommands."""
-    tournament = sub.add_parser("tournament", help="play every agent against every other over seats and seeds")
+    tournament = sub.add_parser(
+        "tournament",
+        help="play every agent against every other over seats and seeds",
+        description="Play every agent against every other into --out. Exit 1 when a match failed (failures.jsonl) "
+        "or an LLM seat got no usable answer from its endpoint at all; matches in which LLM seats lost moves to "
+        "their endpoints are named and left out of the summary's counts (--keep-failed-llm keeps them).",
+    )
     tournament.add_argument("--games", nargs="+", required=True, help="game ids, as `games` lists them")
     tournament.add_argument(
         "--agents", nargs="+", required=True, help="agent specs, e.g. concession, llm:MODEL or policy:DIR"
@@ -41,12 +50,23 @@ def add_research_commands(sub: Any) -> None:
         "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
     )
     add_llm_options(tournament)
+    add_keep_failed_llm(tournament, "count them in the summary (they are named and marked either way)")
     tournament.add_argument(
         "--prices", default=None, help="price table (.json or .toml): USD per million tokens per model, for costs"
     )
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
     report.add_argument("dir", help="a folder written by `tournament`")
     report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
+    add_keep_failed_llm(report, "put them in the outcome tables, figures and ratings (they are listed either way)")
+
+
+def add_keep_failed_llm(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--keep-failed-llm",
+        action="store_true",
+        help=f"matches in which an LLM seat lost moves to its endpoint (timeouts, 5xx, unreadable replies after "
+        f"the retries) are left out of the outcomes: {what}",
+    )
 
 
 def add_llm_options(parser: argparse.ArgumentParser) -> None:
@@ -131,17 +151,40 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
     finally:
         if bar.live.is_started:  # stopping a bar never started still prints an empty line
             bar.stop()
-    share = sum(r["agreement"] for r in rows) / len(rows) if rows else 0.0
+    kept = counted(rows, args.keep_failed_llm)
+    share = sum(r["agreement"] for r in kept) / len(kept) if kept else 0.0
+    left_out = f" ({len(rows) - len(kept)} left out: LLM endpoint failures)" if len(kept) < len(rows) else ""
     console.print(
         f"{before + new + len(failed)} scheduled: {new} played, {before} skipped (done before), "
-        f"{len(failed)} failed; {len(rows)} matches, {share:.0%} agreements → {Path(args.out) / 'matches.jsonl'}",
+        f"{len(failed)} failed; {len(kept)} matches{left_out}, {share:.0%} agreements → "
+        f"{Path(args.out) / 'matches.jsonl'}",
         soft_wrap=True,
     )
+    note = "counted above, as asked" if args.keep_failed_llm else "left out above; --keep-failed-llm counts them"
+    status = tell_endpoint_failures(console, marked_matches(rows), note)
     if not failed:
-        return 0
+        return status
     console.print(f"failures (kept in {Path(args.out) / 'failures.jsonl'}; a re-run plays them again):", soft_wrap=True)
     for reason, count in Counter(f["error"] for f in failed).most_common():
         console.print(f"  {count}× {reason}", soft_wrap=True, markup=False)
+    return FAILED_EXIT
+
+
+def tell_endpoint_failures(console: Console, matches: list[MarkedMatch], note: str) -> int:
+    """Name the matches (and their seats) that lost moves to LLM endpoints; FAILED_EXIT when some seat
+    had no usable answer at all (every move it was asked for lost), else 0. `tournament` and `play` alike."""
+    if not matches:
+        return 0
+    console.print(f"{len(matches)} matches had LLM endpoint failures ({note}):", soft_wrap=True)
+    for match in matches:
+        for seat in match.seats:
+            console.print(f"  {match.key}: {seat.describe()}", soft_wrap=True, markup=False)
+    silent = without_answer(seat for match in matches for seat in match.seats)
+    if not silent:
+        return 0
+    agents = sorted({seat.agent for seat in silent})
+    said = f"{len(silent)} seats ({', '.join(agents)}) had no usable answer from their endpoint at all."
+    console.print(said, soft_wrap=True, markup=False)
     return FAILED_EXIT
 
 
@@ -160,6 +203,8 @@ def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -
         def step(done: int, total: int, what: str) -> None:
             bar.update(task, completed=done, total=total, description=what)
 
-        written = write_report(args.dir, samples=args.samples, registry=registry, progress=step)
+        written = write_report(
+            args.dir, samples=args.samples, registry=registry, progress=step, keep_failed_llm=args.keep_failed_llm
+        )
     console.print(f"wrote {len(written)} files: " + ", ".join(str(path) for path in written[:3]) + ", figures/…")
     return 0

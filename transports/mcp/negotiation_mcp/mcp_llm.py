@@ -110,6 +110,7 @@ class McpLlmAgent:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, "mcp-llm plays only through the drivers, which hand it its seat."
             )
+        self.caller.tally.moves += 1
         record: dict[str, Any] = {
             "round": turn.get("round"),
             "phase": turn.get("phase"),
@@ -184,7 +185,7 @@ class _Turn:
             try:
                 reply = await self._ask(conversation, tools)
             except CallsFailed as failed:
-                return Decision(forfeit=f"endpoint failed: {failed}")
+                return Decision(forfeit=self.agent.caller.tally.lost(failed))
             step: dict[str, Any] = {"reply": self.seat.redact(reply.text), "calls": []}
             self.record["steps"].append(step)
             calls = [c for c in reply.tool_calls if c.get("type", "function") == "function"]
