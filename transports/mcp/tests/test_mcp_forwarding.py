@@ -209,8 +209,21 @@ async def test_the_peer_route_answers_only_calls_signed_with_the_secret(
         bad = json.dumps(wrong).encode()  # a body names no peer, and carries only calls that change a match
         assert post(ports[0], bad, signed(bad))[1]["error"]["code"] == "invalid_argument"
     for declared in (True, False):  # a body too large is refused as it streams in, signed or not
-        status, answer, _ = await oversized_post(f"http://127.0.0.1:{ports[0]}{PEER_PATH}", declared=declared)
-        assert status == 413 and answer["error"]["details"]["limit"] == "max_request_bytes"
+        await refused_as_too_large(f"http://127.0.0.1:{ports[0]}{PEER_PATH}", declared=declared)
+    status, answer = post(ports[0], body, signed(body))  # and the route goes on answering
+    assert status == 200 and answer["error"]["code"] == "match_full"
+
+
+async def refused_as_too_large(url: str, *, declared: bool) -> None:
+    """A POST of a body over the limit to `url` is refused before the body ends: answered 413, or, where
+    the server closed the connection with the body unread, reset (the kernel then resets it, and the
+    reset may drop the 413 before it is read). The body never ends (see `oversized_post`), so an
+    answer or a reset both mean it was refused, never run."""
+    try:
+        status, answer, _ = await oversized_post(url, declared=declared)
+    except ConnectionResetError:
+        return
+    assert status == 413 and answer["error"]["details"]["limit"] == "max_request_bytes"
 
 
 class Trap(BaseHTTPRequestHandler):
