@@ -276,8 +276,8 @@ class SqlStore:
     def _reading(self, *, snapshot: bool = False) -> Iterator[sa.Connection]:
         """A read transaction; with `snapshot`, all its statements see the database as of one moment."""
         options: dict[str, Any] = {READ_ONLY: True}
-        if snapshot and self.url.get_backend_name() == "postgresql":  # else each statement sees its own moment
-            options["isolation_level"] = "REPEATABLE READ"
+        if snapshot and self.url.get_backend_name() == "postgresql":
+            options["isolation_level"] = "REPEATABLE READ"  # at READ COMMITTED, each statement sees its own moment
         with self._failures(), self.engine.connect() as connection:
             yield connection.execution_options(**options)
 

@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -119,22 +119,26 @@ async def test_a_round_robin_balancer_plays_a_whole_match_as_one_process_would(
 async def alternating(arenas: list[McpArena], seed: int) -> str:
     """A split_100 match against the house's concession agent (played by the process that starts the
     match) played to its end with every call going to the other process than the call before it; the
-    match's status. Reads on the process that does not hold the match rebuild it from the store while
-    its holder's house player moves."""
+    match's status. Each change is sent together with a read on the other process, which rebuilds the
+    match from the store while its holder writes (and its house player moves)."""
     first = seed % 2
     started = await arenas[first].start_game(
         "split_100", config={"rounds": 3}, seed=seed, name="me", opponents=["concession"]
     )
     match_id, token, cursor = started["match_id"], started["token"], 0
     turns = itertools.cycle([arenas[1 - first], arenas[first]])
+
+    async def with_a_read(change: Awaitable[dict[str, Any]]) -> None:
+        await asyncio.gather(change, next(turns).get_turn_state(match_id, token, since=cursor))
+
     for _ in range(100):
         state = await next(turns).get_turn_state(match_id, token, since=cursor, wait_seconds=1)
         cursor = state["cursor"]
         if state["status"] == "finished":
             return str(state["status"])
         if state["your_turn"]:
-            await next(turns).send_public_message(match_id, token, "ninety or nothing")
-            await next(turns).perform_action(match_id, token, "propose", {"mine": 90})
+            await with_a_read(next(turns).send_public_message(match_id, token, "ninety or nothing"))
+            await with_a_read(next(turns).perform_action(match_id, token, "propose", {"mine": 90}))
     raise AssertionError(f"match {match_id} did not end")
 
 
