@@ -40,7 +40,9 @@ class ErrorCode(StrEnum):
 class NegotiationError(Exception):
     """A refused request. Raising it must leave every piece of state as it was."""
 
-    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+    def __init__(self, code: ErrorCode, message: str, /, **details: Any) -> None:
+        """`code` and `message` are positional only, so `details` may hold keys of any name (an answer
+        relayed from elsewhere may carry its own `code`) without ever replacing them."""
         super().__init__(message)
         self.code = code
         self.message = message

@@ -16,6 +16,8 @@ The network is hostile, so:
   body; see `peer_route`, which checks it in constant time, within `MAX_SKEW_SECONDS`, once), so
   nobody without the secret can speak for a caller (and so dodge or spend its per-caller limits),
   and the secret itself never travels.
+* The holder's answer is hostile input too (`peer_answer`): bounded in size and time, and taken only
+  in the shared answer models; anything else is a `wrong_owner` refusal saying what was wrong.
 * One hop at most: a call that came from a peer is never forwarded again (`HOP`); if its holder
   lost the match meanwhile, the answer is `wrong_owner`.
 
@@ -37,6 +39,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from negotiation_platform.arena.limits import CALLER, Caller
+from negotiation_platform.arena.peer_answer import ANSWER_SECONDS, BadAnswer, answer_of, post
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
@@ -53,8 +56,6 @@ MAX_SKEW_SECONDS = 30.0
 """How old (or how far ahead, between two hosts' clocks) a signed request may be."""
 MIN_SECRET_BYTES = 16
 CONNECT_SECONDS = 5.0
-ANSWER_SECONDS = 30.0
-"""How long a forwarded call may take; changing calls never wait for other players."""
 Forwardable = Literal[
     "join_game", "leave_game", "send_public_message", "send_private_message", "perform_action", "bind_context"
 ]
@@ -116,8 +117,9 @@ class Peers:
         store = self.persistence.store
         return await self.persistence.read(lambda: store.owner(match_id))
 
-    async def send(self, endpoint: str, call: ForwardedCall) -> dict[str, Any]:
-        """POST the signed call to `endpoint`; the peer's JSON answer (`result` or `error`)."""
+    async def send(self, name: str, endpoint: str, call: ForwardedCall) -> dict[str, Any]:
+        """POST the signed call to `endpoint`; the peer's result for operation `name`, or its refusal
+        raised (see `peer_answer`: `BadAnswer` for an answer that is neither)."""
         import httpx
 
         if self._client is None:  # made on the serving loop; proxies from the environment never see peer calls
@@ -131,13 +133,7 @@ class Peers:
             TIME_HEADER: stamp,
             SIGNATURE_HEADER: signature(self.secret, stamp, body),
         }
-        response = await self._client.post(endpoint, content=body, headers=headers)
-        if response.status_code != 200:
-            raise ValueError(f"HTTP {response.status_code}")
-        answer = response.json()
-        if not isinstance(answer, dict):
-            raise ValueError("not a JSON object")
-        return answer
+        return answer_of(name, await post(self._client, endpoint, body, headers))
 
 
 async def forward(
@@ -162,8 +158,18 @@ async def forward(
         }
     )
     try:
-        answer = await peers.send(endpoint, call)
-    except Exception as failure:  # any failure of the peer or of the network is one refusal
+        return await peers.send(name, endpoint, call)
+    except NegotiationError:
+        raise  # the holder's own refusal, in the shared error model
+    except BadAnswer as wrong:
+        log.warning("%s on match %s: the answer of %s was refused: %s", name, match_id, owner, wrong)
+        raise NegotiationError(
+            ErrorCode.WRONG_OWNER,
+            f"Match {match_id} is played on another arena process ({owner}), whose answer was not an arena "
+            f"answer ({wrong}); nothing is known of what it did: read the match's state before trying again.",
+            owner=owner,
+        ) from None
+    except Exception as failure:  # any other failure of the peer or of the network is one refusal
         why = f"{type(failure).__name__}: {failure}"  # the peer's URL at most: the secret is never in it
         log.warning("could not forward %s on match %s to %s: %s", name, match_id, owner, why)
         raise NegotiationError(
@@ -172,7 +178,6 @@ async def forward(
             "try again (if that process is gone, another takes the match over once its lease expires).",
             owner=owner,
         ) from None
-    return _answer_of(answer, owner)
 
 
 async def changed(arena: Arena, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -196,28 +201,8 @@ async def bind_context(arena: Arena, match_id: str, token: str) -> str:
         if refused.code is not ErrorCode.WRONG_OWNER:
             raise
         bound = await forward(arena, "bind_context", {"match_id": match_id, "token": token}, None, refused)
-        context_id = bound.get("context_id")
-        if not isinstance(context_id, str):
-            raise refused from None
+        context_id: str = bound["context_id"]  # checked by `peer_answer.BoundContext`
         return context_id
-
-
-def _answer_of(answer: dict[str, Any], owner: str | None) -> dict[str, Any]:
-    """The peer's result, or its refusal raised again as the same structured error."""
-    error = answer.get("error")
-    if isinstance(error, dict):
-        try:
-            code = ErrorCode(str(error.get("code")))
-        except ValueError:
-            code = ErrorCode.WRONG_OWNER
-        details = error.get("details")
-        raise NegotiationError(code, str(error.get("message", "")), **(details if isinstance(details, dict) else {}))
-    result = answer.get("result")
-    if not isinstance(result, dict):
-        raise NegotiationError(
-            ErrorCode.WRONG_OWNER, f"The arena process that plays this match ({owner}) gave no answer.", owner=owner
-        )
-    return result
 
 
 def read_secret(path: str) -> bytes:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from negotiation_platform.arena.arguments import _seat_record as seat_record
 from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
+from negotiation_platform.engine.events import Event
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.store import default_location, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
@@ -164,9 +165,10 @@ def match_record(live: LiveMatch) -> MatchRecord:
 
 
 async def rebuild(
-    record: MatchRecord, persist: Persistence, registry: Registry, clock: Callable[[], float]
+    record: MatchRecord, events: list[Event], registry: Registry, clock: Callable[[], float]
 ) -> LiveMatch:
-    """A match as stored: seats from its record, state by replaying its events into a fresh `Match`."""
+    """A match as stored: seats from its record, state by replaying its `events` (read with the record, in
+    one snapshot: see `SqlStore.snapshot`) into a fresh `Match`."""
     entry = registry.game(record.game_id)
     live = LiveMatch(
         match_id=record.match_id,
@@ -183,18 +185,19 @@ async def rebuild(
         stored_status=record.status,
     )
     if len(live.seats) == live.seats_total:
-        events = await persist.read(lambda: persist.store.events(record.match_id))
         live.match = await live.replayed(events, clock)
-        if len(live.match.events) != record.event_count:
+        if len(live.match.events) != record.event_count:  # one snapshot: not a write seen halfway
             log.error(
-                "match %s: replay gave %d events, the store holds %d",
+                "match %s: replaying its %d stored events gave %d (store records %d)",
                 record.match_id,
+                len(events),
                 len(live.match.events),
                 record.event_count,
             )
             raise NegotiationError(
                 ErrorCode.STORE_UNAVAILABLE,
-                f"Match {record.match_id} could not be rebuilt from the store (its game may have changed).",
+                f"Match {record.match_id} could not be rebuilt from the store: its stored events replay "
+                "differently here (this server's game differs from the one that played them).",
             )
         if live.match.finished:
             live.finished_at = clock()

@@ -177,33 +177,36 @@ class StoreKeeping:
             if refused.code is not ErrorCode.WRONG_OWNER:
                 raise
             return await self._follow(record, refused.details["owner"])
-        record = await persist.read(lambda: persist.store.get_match(match_id))  # ours now: nobody else writes it
-        assert record is not None
-        live = await self._rebuilt(record)
+        live = await self._rebuilt(match_id)  # ours now: nobody else writes it
         live.held_since = self._clock()
         self._matches[match_id] = live
         self._followed.pop(match_id, None)
         await self._reattach_house_seats(live)
         self._settled(live)
         self._keep_leases()
-        log.info("resumed match %s (%s, %s)", match_id, record.game_id, live.status)
+        log.info("resumed match %s (%s, %s)", match_id, live.entry.game_id, live.status)
         return live
 
     async def _follow(self, record: MatchRecord, owner: str) -> LiveMatch:
         """A read-only copy of a stored match, rebuilt again only when its log has grown."""
         known = self._followed.get(record.match_id)
         if known is None or known.event_count != record.event_count or len(known.seats) != len(record.seats):
-            known = await self._rebuilt(record)
+            known = await self._rebuilt(record.match_id)  # as stored now: maybe further on than `record`
             self._followed[record.match_id] = known
             while len(self._followed) > MAX_FOLLOWED:
                 self._followed.popitem(last=False)
         known.follower = owner
         return known
 
-    async def _rebuilt(self, record: MatchRecord) -> LiveMatch:
-        """The stored match rebuilt (see `persistence.rebuild`): this arena needs a store for it."""
-        assert self._persist is not None
-        return await rebuild(record, self._persist, self.registry, self._clock)
+    async def _rebuilt(self, match_id: str) -> LiveMatch:
+        """The stored match rebuilt from one snapshot of its record and events (see `persistence.rebuild`):
+        this arena needs a store for it."""
+        persist = self._persist
+        assert persist is not None
+        stored = await persist.read(lambda: persist.store.snapshot(match_id))
+        if stored is None:
+            raise _unknown(match_id)
+        return await rebuild(*stored, self.registry, self._clock)
 
     async def _reattach_house_seats(self, live: LiveMatch) -> None:
         """Give each server-played seat of a resumed match a fresh token (only hashes are stored) and

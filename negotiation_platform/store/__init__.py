@@ -16,7 +16,9 @@ Reading the past, without replaying anything (`SqlStore`):
 * `get_match(match_id)` -> `MatchRecord` (seats, status, times, `result` once finished);
   `record.public()` is its JSON with the seed left out until the match is finished;
 * `events(match_id, since=0, public_only=False)` -> the `Event`s of its log with their visibility;
-  `public_only` keeps what every player sees.
+  `public_only` keeps what every player sees;
+* `snapshot(match_id)` -> its record and whole log read as of one moment (while another process
+  may be moving the match on), to rebuild it from.
 
 Importing this package does not import SQLAlchemy; `open_store` does, when it opens a database.
 """

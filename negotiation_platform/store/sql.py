@@ -192,10 +192,17 @@ class SqlStore:
 
     def get_match(self, match_id: str) -> MatchRecord | None:
         with self._reading() as c:
-            row = c.execute(sa.select(schema.matches).where(schema.matches.c.match_id == match_id)).first()
-            if row is None:
-                return None
-            return _record(row, _seats_of(c, [match_id]).get(match_id, ()))
+            return _match(c, match_id)
+
+    def snapshot(self, match_id: str) -> tuple[MatchRecord, list[Event]] | None:
+        """The match and its whole event log as of one moment, or None if there is no such match.
+
+        Read in one transaction that sees one snapshot of the database (SQLite's WAL does so; PostgreSQL
+        at REPEATABLE READ), so a match another process moves on meanwhile is never read half before
+        and half after one of its writes (a record of 29 events beside a log of 33)."""
+        with self._reading(snapshot=True) as c:
+            record = _match(c, match_id)
+            return None if record is None else (record, [_event(row) for row in c.execute(_log(match_id))])
 
     def list_matches(self, query: MatchQuery) -> MatchPage:
         """One page of matches, newest first, after the filters of `query`."""
@@ -234,10 +241,9 @@ class SqlStore:
         """The match's event log after sequence number `since`, as the engine wrote it (visibility
         included); `public_only` keeps the events every player sees (what a spectator may watch
         while the match runs)."""
-        e = schema.events
-        select = sa.select(e).where(e.c.match_id == match_id, e.c.seq > since).order_by(e.c.seq)
+        select = _log(match_id, since)
         if public_only:
-            select = select.where(e.c.visible_to.is_(None))
+            select = select.where(schema.events.c.visible_to.is_(None))
         with self._reading() as c:
             return [_event(row) for row in c.execute(select)]
 
@@ -267,9 +273,13 @@ class SqlStore:
                 connection.close()
 
     @contextmanager
-    def _reading(self) -> Iterator[sa.Connection]:
+    def _reading(self, *, snapshot: bool = False) -> Iterator[sa.Connection]:
+        """A read transaction; with `snapshot`, all its statements see the database as of one moment."""
+        options: dict[str, Any] = {READ_ONLY: True}
+        if snapshot and self.url.get_backend_name() == "postgresql":
+            options["isolation_level"] = "REPEATABLE READ"  # at READ COMMITTED, each statement sees its own moment
         with self._failures(), self.engine.connect() as connection:
-            yield connection.execution_options(**{READ_ONLY: True})
+            yield connection.execution_options(**options)
 
     @contextmanager
     def _failures(self) -> Iterator[None]:
@@ -388,6 +398,17 @@ def _sqlite_connected(dbapi_connection: Any, _record: Any) -> None:
 def _sqlite_begin(connection: sa.Connection) -> None:
     read_only = connection.get_execution_options().get(READ_ONLY, False)
     connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def _match(c: sa.Connection, match_id: str) -> MatchRecord | None:
+    row = c.execute(sa.select(schema.matches).where(schema.matches.c.match_id == match_id)).first()
+    return None if row is None else _record(row, _seats_of(c, [match_id]).get(match_id, ()))
+
+
+def _log(match_id: str, since: int = 0) -> sa.Select[Any]:
+    """The match's events after sequence number `since`, in order."""
+    e = schema.events
+    return sa.select(e).where(e.c.match_id == match_id, e.c.seq > since).order_by(e.c.seq)
 
 
 def _seat_row(match_id: str, seat: SeatRecord) -> dict[str, Any]:

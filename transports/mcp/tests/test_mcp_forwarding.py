@@ -5,6 +5,9 @@ URL the store's lease names."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
 import json
 import subprocess
 import sys
@@ -12,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +32,7 @@ from negotiation_mcp.client import McpArena
 from negotiation_platform.agents import ConcessionAgent, RandomAgent, play_match
 from negotiation_platform.arena.forwarding import PEER_PATH, SIGNATURE_HEADER, TIME_HEADER, signature
 from negotiation_platform.arena.limits import Caller
+from negotiation_platform.arena.peer_answer import MAX_ANSWER_BYTES
 from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from tests.cli_servers import server_log
@@ -112,6 +116,40 @@ async def test_a_round_robin_balancer_plays_a_whole_match_as_one_process_would(
     assert [c for (c,) in callers] == [Caller("address:127.0.0.1").key()] * 2
 
 
+async def alternating(arenas: list[McpArena], seed: int) -> str:
+    """A split_100 match against the house's concession agent (played by the process that starts the
+    match) played to its end with every call going to the other process than the call before it; the
+    match's status. Each change is sent together with a read on the other process, which rebuilds the
+    match from the store while its holder writes (and its house player moves)."""
+    first = seed % 2
+    started = await arenas[first].start_game(
+        "split_100", config={"rounds": 3}, seed=seed, name="me", opponents=["concession"]
+    )
+    match_id, token, cursor = started["match_id"], started["token"], 0
+    turns = itertools.cycle([arenas[1 - first], arenas[first]])
+
+    async def with_a_read(change: Awaitable[dict[str, Any]]) -> None:
+        await asyncio.gather(change, next(turns).get_turn_state(match_id, token, since=cursor))
+
+    for _ in range(100):
+        state = await next(turns).get_turn_state(match_id, token, since=cursor, wait_seconds=1)
+        cursor = state["cursor"]
+        if state["status"] == "finished":
+            return str(state["status"])
+        if state["your_turn"]:
+            await with_a_read(next(turns).send_public_message(match_id, token, "ninety or nothing"))
+            await with_a_read(next(turns).perform_action(match_id, token, "propose", {"mine": 90}))
+    raise AssertionError(f"match {match_id} did not end")
+
+
+async def test_two_processes_play_matches_calls_alternating_between_them(arenas: list[McpArena]) -> None:
+    """Each of 20 matches at once, its calls alternating between the two processes: none is refused
+    (a process reading a match another plays rebuilds it from one snapshot of the store)."""
+    ended = await asyncio.gather(*(alternating(arenas, seed) for seed in range(20)), return_exceptions=True)
+    assert [repr(e) for e in ended if isinstance(e, BaseException)] == []
+    assert ended == ["finished"] * 20
+
+
 async def test_the_play_page_of_the_other_process_plays_a_seat(arenas: list[McpArena], ports: list[int]) -> None:
     one, _ = arenas
     started = await one.start_game("split_100", seed=3, name="me", human_seats=1)
@@ -175,8 +213,21 @@ async def test_the_peer_route_answers_only_calls_signed_with_the_secret(
         bad = json.dumps(wrong).encode()  # a body names no peer, and carries only calls that change a match
         assert post(ports[0], bad, signed(bad))[1]["error"]["code"] == "invalid_argument"
     for declared in (True, False):  # a body too large is refused as it streams in, signed or not
-        status, answer, _ = await oversized_post(f"http://127.0.0.1:{ports[0]}{PEER_PATH}", declared=declared)
-        assert status == 413 and answer["error"]["details"]["limit"] == "max_request_bytes"
+        await refused_as_too_large(f"http://127.0.0.1:{ports[0]}{PEER_PATH}", declared=declared)
+    status, answer = post(ports[0], body, signed(body))  # and the route goes on answering
+    assert status == 200 and answer["error"]["code"] == "match_full"
+
+
+async def refused_as_too_large(url: str, *, declared: bool) -> None:
+    """A POST of a body over the limit to `url` is refused before the body ends: answered 413, or, where
+    the server closed the connection with the body unread, reset (the kernel then resets it, and the
+    reset may drop the 413 before it is read). The body never ends (see `oversized_post`), so an
+    answer or a reset both mean it was refused, never run."""
+    try:
+        status, answer, _ = await oversized_post(url, declared=declared)
+    except ConnectionResetError:
+        return
+    assert status == 413 and answer["error"]["details"]["limit"] == "max_request_bytes"
 
 
 class Trap(BaseHTTPRequestHandler):
@@ -220,6 +271,84 @@ async def test_a_call_is_forwarded_only_to_the_url_the_lease_names(
         assert Trap.received == []
     finally:
         trap.shutdown()
+
+
+class Hostile(BaseHTTPRequestHandler):
+    """A peer that answers forwarded calls with `answer`: (status, headers, body) as sent on the wire."""
+
+    answer: tuple[int, dict[str, str], bytes] = (200, {}, b"")
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["content-length"]))
+        status, headers, body = Hostile.answer
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()  # no content-length unless `headers` has one: the body ends when the peer closes
+        with contextlib.suppress(OSError):  # the forwarding process may stop reading an answer too large
+            self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        """Quiet."""
+
+
+def refusal(code: str, message: Any, /, **details: Any) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message, "details": details}}).encode()
+
+
+HUGE = 17 * 1024 * 1024
+HOSTILE = {  # what the peer answers -> what the forwarding process says was wrong with it
+    "garbage": ((200, {}, b"{not json at all"), "Invalid JSON"),
+    "not an object": ((200, {}, b"[1, 2]"), "Input should be an object"),
+    "a wrongly typed refusal": ((200, {}, json.dumps({"error": {"code": 7, "message": ["x"]}}).encode()), "error.code"),
+    "an unknown code": ((200, {}, refusal("you_lose", "m")), "error.code: Input should be"),
+    "a result and a refusal": ((200, {}, b'{"result": {}, "error": {"code": "forbidden", "message": "m"}}'), "both"),
+    "a wrongly typed result": ((200, {}, b'{"result": {"ok": "yes", "events": 1}}'), "result.ok"),  # not ActionOutcome
+    "an HTTP error": ((500, {"content-type": "text/html"}, b"<h1>oops</h1>"), "HTTP status 500"),
+    "a huge body": ((200, {}, refusal("not_your_turn", "x" * HUGE)), f"over {MAX_ANSWER_BYTES} bytes"),
+    "a huge declared body": ((200, {"content-length": str(10**12)}, b"{}"), f"of {10**12} bytes, over"),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[str]:
+    """The URL of a `Hostile` peer, for as long as the module's tests run."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/mcp"
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+async def test_a_hostile_peers_answer_becomes_a_structured_refusal(
+    arenas: list[McpArena], database: str, hostile: str, case: str
+) -> None:
+    one, two = arenas
+    me = await one.start_game("split_100", seed=2, name="me", opponents=["concession"])
+    with psycopg.connect(database) as db:  # the store names the hostile peer as the match's holder
+        db.execute("UPDATE leases SET owner = %s WHERE match_id = %s", (hostile, me["match_id"]))
+    Hostile.answer, problem = HOSTILE[case]
+    with pytest.raises(NegotiationError) as refused:
+        await two.perform_action(me["match_id"], me["token"], "propose", {"mine": 60})
+    assert refused.value.code is ErrorCode.WRONG_OWNER and refused.value.details == {"owner": hostile}
+    assert f"({hostile}), whose answer was not an arena answer (" in refused.value.message
+    assert problem in refused.value.message and len(refused.value.message) < 1000
+
+
+async def test_a_peers_details_never_replace_its_code_or_message(
+    arenas: list[McpArena], database: str, hostile: str
+) -> None:
+    one, two = arenas
+    me = await one.start_game("split_100", seed=2, name="me", opponents=["concession"])
+    with psycopg.connect(database) as db:
+        db.execute("UPDATE leases SET owner = %s WHERE match_id = %s", (hostile, me["match_id"]))
+    Hostile.answer = (200, {}, refusal("not_your_turn", "the peer", code="match_over", message="overridden"))
+    with pytest.raises(NegotiationError) as refused:  # the peer's refusal, relayed as it said it
+        await two.perform_action(me["match_id"], me["token"], "propose", {"mine": 60})
+    assert (refused.value.code, refused.value.message) == (ErrorCode.NOT_YOUR_TURN, "the peer")
+    assert refused.value.details == {"code": "match_over", "message": "overridden"}
 
 
 def test_a_peer_secret_needs_the_url_peers_reach_the_process_at(tmp_path: Path) -> None:
