@@ -23,11 +23,11 @@ import ipaddress
 import json
 import logging
 import socket
-import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
+from negotiation_platform.observability.logs import announce_line
 
 if TYPE_CHECKING:
     import uvicorn
@@ -80,13 +80,12 @@ def is_loopback(host: str) -> bool:
 
 def announce(url: str, host: str, token: str | None) -> None:
     """Print where the server listens (after binding), and warn when it is open to a network."""
-    print(f"{url}{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+    announce_line(f"{url}{' (bearer token required)' if token else ''}")
     if token is None and not is_loopback(host):
-        print(
+        announce_line(
             f"warning: listening on {host} without an auth token: anyone who can reach it can play "
             "and create matches (use --auth-token-file).",
-            file=sys.stderr,
-            flush=True,
+            logging.WARNING,
         )
 
 
@@ -187,7 +186,7 @@ async def start_arena(arena: Arena) -> None:
     """Resume the stored matches this process may play, and say so."""
     resumed = await arena.resume()
     if resumed:
-        print(f"resumed {resumed} unfinished match(es) from the store", file=sys.stderr, flush=True)
+        announce_line(f"resumed {resumed} unfinished match(es) from the store")
 
 
 def with_lifespan(app: Asgi, arena: Arena) -> Asgi:

@@ -9,12 +9,12 @@ cannot send the operator's token, and the seat token is the credential there.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, refuse
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.observability.logs import announce_line
 from negotiation_platform.play.app import play_app
 from negotiation_platform.play.pages import PREFIX
 
@@ -30,7 +30,7 @@ def with_play(app: Asgi, arena: Arena | None, base_url: str, allowed_hosts: list
     (`name:port` or `name:*`, as the MCP server's `--allowed-host`)."""
     if arena is None:
         return app
-    print(f"play page on {base_url}/play/MATCH_ID (a seat's link carries its token)", file=sys.stderr, flush=True)
+    announce_line(f"play page on {base_url}/play/MATCH_ID (a seat's link carries its token)")
     hosts = [*LOOPBACK_HOSTS, *(allowed_hosts or [])]
     own = urlsplit(base_url).netloc
     if own:
