@@ -38,6 +38,7 @@ def restored(cell: str) -> str:
 
 
 def write_rows(out: TextIO, rows: Iterable[Sequence[object]]) -> None:
-    """Write `rows` (the header first) as CSV lines, every cell `neutral`."""
-    writer = csv.writer(out, lineterminator="\n")
+    """Write `rows` (the header first) as CSV, every cell `neutral`: RFC 4180 lines (CRLF, so that a
+    cell holding a lone CR is quoted too; `out` opened with `newline=""`)."""
+    writer = csv.writer(out)
     writer.writerows([neutral(cell) for cell in row] for row in rows)
