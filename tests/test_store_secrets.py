@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -18,20 +15,11 @@ from negotiation_platform.cli.main import main
 from negotiation_platform.observability.logs import configure_logging
 from negotiation_platform.store import STORE_ENV, masked
 from negotiation_platform.store.sql import SqlStore
+from tests.test_cli_conventions import cli
 
 SECRET = "S3cr3tPa55"
 UNUSABLE = f"postgresql://user:{SECRET}@127.0.0.1:1/db"
 """Nobody listens on port 1: the store cannot be opened."""
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "negotiation_platform.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
 
 
 @pytest.mark.parametrize(
@@ -42,7 +30,7 @@ def test_a_server_whose_store_cannot_be_used_exits_without_printing_its_password
     transport: str, log_format: str, from_env: bool
 ) -> None:
     where = {"env": {STORE_ENV: UNUSABLE}} if from_env else {}
-    done = run("--log-format", log_format, "serve", transport, *([] if from_env else ["--store", UNUSABLE]), **where)
+    done = cli("--log-format", log_format, "serve", transport, *([] if from_env else ["--store", UNUSABLE]), **where)
     assert done.returncode == 1
     assert SECRET not in done.stdout + done.stderr
     assert "cannot use --store postgresql://user:***@127.0.0.1:1/db" in done.stderr
