@@ -23,11 +23,11 @@ import ipaddress
 import json
 import logging
 import socket
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
-from negotiation_platform.observability.logs import announce_line
 
 if TYPE_CHECKING:
     import uvicorn
@@ -76,6 +76,20 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+ANNOUNCE_LOGGER = logging.getLogger("negotiation_platform.announce")
+"""What a server says on stderr at any log level (where it listens, what it serves): the bare line as
+text, one JSON object with `--log-format json` (set up by `observability.logs.configure_logging`)."""
+
+
+def announce_line(text: str, level: int = logging.INFO) -> None:
+    """Say `text` to the operator on stderr (see `ANNOUNCE_LOGGER`); printed as it is where the command
+    line did not set up logging (a server started from Python)."""
+    if ANNOUNCE_LOGGER.handlers:
+        ANNOUNCE_LOGGER.log(level, text)
+    else:
+        print(text, file=sys.stderr, flush=True)
 
 
 def announce(url: str, host: str, token: str | None) -> None:

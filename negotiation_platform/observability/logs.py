@@ -2,7 +2,7 @@
 
 The request logger prints one line per request at INFO: operation, match, seat (an agent id), the
 outcome code and the duration. `--log-format json` makes every line of the process (the libraries'
-and uvicorn's too, and what a server announces: `announce_line`) one JSON object. Nothing here ever
+and uvicorn's too, and what a server announces: `exposure.announce_line`) one JSON object. Nothing here ever
 receives a token: callers pass only the fields of `RequestRecord`; a password in a URL (a store's)
 is masked in every line (`negotiation_platform.store.masked`).
 """
@@ -13,16 +13,13 @@ import argparse
 import json
 import logging
 import re
-import sys
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
+from negotiation_platform.arena.exposure import ANNOUNCE_LOGGER
 from negotiation_platform.store import masked
 
 REQUEST_LOGGER = logging.getLogger("negotiation_platform.requests")
-ANNOUNCE_LOGGER = logging.getLogger("negotiation_platform.announce")
-"""What a server says on stderr at any log level (where it listens, what it serves): the bare line as
-text, one JSON object with `--log-format json`."""
 LOG_LEVELS = ["debug", "info", "warning", "error"]
 LOG_FORMATS = ["text", "json"]
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
@@ -74,15 +71,6 @@ def configure_logging(level: str, log_format: str) -> None:
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         for name in CHATTY_LOGGERS:
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
-
-
-def announce_line(text: str, level: int = logging.INFO) -> None:
-    """Say `text` to the operator on stderr (see `ANNOUNCE_LOGGER`); printed as it is where the command
-    line did not set up logging (a server started from Python)."""
-    if ANNOUNCE_LOGGER.handlers:
-        ANNOUNCE_LOGGER.log(level, text)
-    else:
-        print(text, file=sys.stderr, flush=True)
 
 
 def logging_requests() -> bool:

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, refuse
+from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, announce_line, refuse
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.observability.logs import announce_line
 from negotiation_platform.play.app import play_app
 from negotiation_platform.play.pages import PREFIX
 

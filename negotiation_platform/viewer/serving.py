@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
+from negotiation_platform.arena.exposure import Asgi, announce, announce_line, bind, require_bearer, run_http
 from negotiation_platform.observability.http import with_operator_routes
-from negotiation_platform.observability.logs import announce_line
 from negotiation_platform.viewer.app import beside, viewer_app
 from negotiation_platform.viewer.source import MatchSource
 
