@@ -26,6 +26,7 @@ from negotiation_platform.agents.catalog import known_agent
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.seat_links import play_link
+from negotiation_platform.csv_cells import restored, write_rows
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 LINK_COLUMNS = ("participant", "match_id", "play_url")
@@ -113,10 +114,8 @@ async def create_study(
 
 
 def write_links(links: list[StudyLink], out: TextIO) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(LINK_COLUMNS)
-    for link in links:
-        writer.writerow([link.participant, link.match_id, link.play_url])
+    """The links as CSV, no cell a spreadsheet would run as a formula (`csv_cells`)."""
+    write_rows(out, [LINK_COLUMNS, *([link.participant, link.match_id, link.play_url] for link in links)])
 
 
 def read_links(path: Path) -> list[StudyLink]:
@@ -129,7 +128,7 @@ def read_links(path: Path) -> list[StudyLink]:
                     ErrorCode.INVALID_ARGUMENT,
                     f"{path} is not a study's links: its columns must be {','.join(LINK_COLUMNS)}.",
                 )
-            return [StudyLink(row["participant"], row["match_id"], row["play_url"]) for row in reader]
+            return [StudyLink(*(restored(row[column]) for column in LINK_COLUMNS)) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as failure:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Cannot read {path}: {failure}") from None
 

@@ -86,9 +86,8 @@ async def test_a2a_server_logs_json_lines_without_tokens_or_contexts() -> None:
             with pytest.raises(NegotiationError):
                 await arena.call("no_such_operation")
         stderr = server_log(proc)
-    lines = stderr.splitlines()
-    records = [json.loads(line) for line in lines if line.startswith("{")]
-    banners = [line for line in lines if not line.startswith("{")]  # where it listens, printed before serving
+    records = [json.loads(line) for line in stderr.splitlines()]  # every line, the banners too
+    banners = [r["message"] for r in records if r["logger"] == "negotiation_platform.announce"]
     assert len(banners) == 3 and all(" on http://127.0.0.1:" in line for line in banners)
     requests = [r for r in records if r["logger"] == REQUEST_LOGGER]
     assert [(r["operation"], r["code"]) for r in requests] == [

@@ -79,15 +79,28 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+ANNOUNCE_LOGGER = logging.getLogger("negotiation_platform.announce")
+"""What a server says on stderr at any log level (where it listens, what it serves): the bare line as
+text, one JSON object with `--log-format json` (set up by `observability.logs.configure_logging`)."""
+
+
+def announce_line(text: str, level: int = logging.INFO) -> None:
+    """Say `text` to the operator on stderr (see `ANNOUNCE_LOGGER`); printed as it is where the command
+    line did not set up logging (a server started from Python)."""
+    if ANNOUNCE_LOGGER.handlers:
+        ANNOUNCE_LOGGER.log(level, text)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
 def announce(url: str, host: str, token: str | None) -> None:
     """Print where the server listens (after binding), and warn when it is open to a network."""
-    print(f"{url}{' (bearer token required)' if token else ''}", file=sys.stderr, flush=True)
+    announce_line(f"{url}{' (bearer token required)' if token else ''}")
     if token is None and not is_loopback(host):
-        print(
+        announce_line(
             f"warning: listening on {host} without an auth token: anyone who can reach it can play "
             "and create matches (use --auth-token-file).",
-            file=sys.stderr,
-            flush=True,
+            logging.WARNING,
         )
 
 
@@ -194,7 +207,7 @@ async def start_arena(arena: Arena) -> None:
     """Resume the stored matches this process may play, and say so."""
     resumed = await arena.resume()
     if resumed:
-        print(f"resumed {resumed} unfinished match(es) from the store", file=sys.stderr, flush=True)
+        announce_line(f"resumed {resumed} unfinished match(es) from the store")
 
 
 def with_lifespan(app: Asgi, arena: Arena) -> Asgi:

@@ -21,7 +21,7 @@ from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.events import Event
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
-from negotiation_platform.store import default_location, open_store
+from negotiation_platform.store import default_location, masked, open_store
 from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ def attach_store(
     try:
         store = open_store(where)
     except (SchemaMismatch, StoreUnavailable, ValueError) as refused:
-        raise CannotStart(f"cannot use --store {where}: {refused}") from None
+        raise CannotStart(masked(f"cannot use --store {where}: {refused}")) from None
     if store is None:
         return None
     kind = ReadOnlyPersistence if read_only else Persistence

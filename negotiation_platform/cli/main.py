@@ -41,12 +41,14 @@ from negotiation_platform.cli.serve_options import add_address_arguments
 from negotiation_platform.cli.store_commands import add_store_commands, add_store_option, cmd_export, cmd_matches
 from negotiation_platform.cli.study import add_study_commands, cmd_study
 from negotiation_platform.cli.train import add_train_command, cmd_train
-from negotiation_platform.cli.transcript import print_outcome, print_transcript
+from negotiation_platform.cli.transcript import print_outcome, print_transcript, shown
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import add_log_arguments, configure_logging
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
+from negotiation_platform.store import masked
 from negotiation_platform.transports import SHIPPED_TRANSPORTS, Transport, install_hint
+from negotiation_platform.unicode_text import terminal_safe
 
 Command = Callable[[argparse.Namespace, Registry, Console], int]
 
@@ -159,9 +161,8 @@ def cmd_games(args: argparse.Namespace, registry: Registry, console: Console) ->
         table = Table(Column("id", overflow="fold"), "title", "roles", Column("source", overflow="fold"))
         for game in games:
             roles = game["roles"]
-            table.add_row(
-                game["id"], game["title"], ", ".join(roles) if isinstance(roles, list) else roles, game["source"]
-            )
+            roles = ", ".join(roles) if isinstance(roles, list) else roles
+            table.add_row(*map(shown, (game["id"], game["title"], roles, game["source"])))
         console.print(table)
     for problem in problems:
         print(f"plugin {problem.plugin!r} ({problem.source}) left out: {problem.reason}", file=sys.stderr)
@@ -254,7 +255,8 @@ def _play_human(args: argparse.Namespace, registry: Registry, console: Console, 
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
-        console.print(f"[bold]{result['game_id']}[/] seed={result['seed']} players={result['players']}")
+        game, players = shown(result["game_id"]), shown(result["players"])
+        console.print(f"[bold]{game}[/] seed={shown(result['seed'])} players={players}")
         print_outcome(console, result)
     return 0
 
@@ -500,21 +502,24 @@ def _fail(
     code: str = "command_failed",
     details: dict[str, Any] | None = None,
 ) -> int:
-    """Print one line on stderr: the structured error with `--json`, else the message; return `status`."""
+    """Print one line on stderr: the structured error with `--json` or `--log-format json` (where every
+    line on stderr is JSON), else the message; return `status`."""
     text = f"negotiation-platform {args.command}: {message}"
-    _print_error(getattr(args, "json", False), text, message, code, details)
+    as_json = getattr(args, "json", False) or getattr(args, "log_format", None) == "json"
+    _print_error(as_json, text, message, code, details)
     return status
 
 
 def _print_error(as_json: bool, text: str, message: str, code: str, details: dict[str, Any] | None = None) -> None:
-    """One line on stderr: `{"error": {code, message, details}}` when `as_json`, else `text`."""
+    """One line on stderr: `{"error": {code, message, details}}` when `as_json`, else `text` made safe for a
+    terminal; a password in either (a store URL's) masked."""
     if as_json:
-        error: dict[str, Any] = {"code": code, "message": message}
+        error: dict[str, Any] = {"code": code, "message": masked(message)}
         if details:
             error["details"] = details
         print(json.dumps({"error": error}), file=sys.stderr)
     else:
-        print(text, file=sys.stderr)
+        print(terminal_safe(masked(text)), file=sys.stderr)
 
 
 def _innermost(exc: BaseException) -> BaseException:

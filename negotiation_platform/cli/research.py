@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from negotiation_platform.agents.llm_failures import MarkedMatch, counted, marked_matches, without_answer
 from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.cli.progress import stderr_progress
+from negotiation_platform.cli.transcript import shown
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
@@ -166,7 +167,7 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
         return status
     console.print(f"failures (kept in {Path(args.out) / 'failures.jsonl'}; a re-run plays them again):", soft_wrap=True)
     for reason, count in Counter(f["error"] for f in failed).most_common():
-        console.print(f"  {count}× {reason}", soft_wrap=True, markup=False)
+        console.print(f"  {count}× {shown(reason)}", soft_wrap=True)
     return FAILED_EXIT
 
 

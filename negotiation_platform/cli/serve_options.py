@@ -38,7 +38,7 @@ from negotiation_platform.arena.policy import (
     ArenaPolicy,
 )
 from negotiation_platform.cli.parsing import add_store_argument
-from negotiation_platform.store import MEMORY, default_location
+from negotiation_platform.store import MEMORY, default_location, masked
 
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
 MAX_LEASE_SECONDS = 86_400
@@ -141,7 +141,7 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(
         parser,
         f"where matches are kept: an SQLite file, a postgresql:// URL, or {MEMORY} for none "
-        f"(default: $NEGOTIATION_STORE, else {default_location()})",
+        f"(default: $NEGOTIATION_STORE, else {masked(default_location())})",
     )
     parser.add_argument(
         "--instance",

@@ -25,7 +25,7 @@ from negotiation_platform.cli.serve_options import (
     served_hosts,
 )
 from negotiation_platform.registry import Registry, hookimpl
-from negotiation_platform.store import default_location
+from negotiation_platform.store import default_location, masked
 
 
 class ViewerTransport:
@@ -37,7 +37,7 @@ class ViewerTransport:
         add_store_argument(
             parser,
             f"the store whose matches to show: an SQLite file or a postgresql:// URL "
-            f"(default: $NEGOTIATION_STORE, else {default_location()})",
+            f"(default: $NEGOTIATION_STORE, else {masked(default_location())})",
         )
         add_reveal_argument(parser)
         add_exposure_arguments(parser)

@@ -13,9 +13,10 @@ from rich.console import Console
 from rich.table import Table
 
 from negotiation_platform.cli.parsing import add_store_argument
+from negotiation_platform.cli.transcript import shown
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.store import MEMORY, STATUSES, STORE_ENV, MatchQuery, default_location, open_store
+from negotiation_platform.store import MEMORY, STATUSES, STORE_ENV, MatchQuery, default_location, masked, open_store
 
 if TYPE_CHECKING:
     from negotiation_platform.store.sql import SqlStore
@@ -27,14 +28,14 @@ def add_store_option(parser: argparse.ArgumentParser, purpose: str) -> None:
 
 def add_store_commands(sub: Any) -> None:
     matches = sub.add_parser("matches", help="list the matches of a store, newest first")
-    add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
+    add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {masked(default_location())})")
     matches.add_argument("--game", default=None, help="only this game")
     matches.add_argument("--status", choices=STATUSES, default=None, help="only matches in this status")
     matches.add_argument("--limit", type=int, default=100, help="at most this many (newest first)")
     matches.add_argument("--json", action="store_true", help="one JSON object per line, seeds of running ones left out")
 
     export = sub.add_parser("export", help="write the store's finished matches for analysis (.jsonl or .parquet)")
-    add_store_option(export, f"the store to read (default: $NEGOTIATION_STORE, else {default_location()})")
+    add_store_option(export, f"the store to read (default: $NEGOTIATION_STORE, else {masked(default_location())})")
     export.add_argument("--out", required=True, type=Path, help="results.jsonl, or results.parquet (needs pyarrow)")
     export.add_argument("--game", default=None, help="only this game")
     export.add_argument("--events", action="store_true", help="add each match's event log")
@@ -75,14 +76,19 @@ def cmd_matches(args: argparse.Namespace, registry: Registry, console: Console) 
     table = Table("match", "game", "status", "players", "round", "created (UTC)", "payoffs")
     for record in page.matches:
         payoffs = (record.result or {}).get("payoffs") or {}
-        table.add_row(
-            record.match_id,
-            record.game_id,
-            record.status,
-            ", ".join(record.players),
-            str(record.round),
-            datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M:%S"),
-            ", ".join(f"{agent} {value:g}" for agent, value in payoffs.items()),
+        table.add_row(  # a shared store holds what other processes wrote: shown literally
+            *map(
+                shown,
+                (
+                    record.match_id,
+                    record.game_id,
+                    record.status,
+                    ", ".join(record.players),
+                    record.round,
+                    datetime.fromtimestamp(record.created_at, UTC).strftime("%Y-%m-%d %H:%M:%S"),
+                    ", ".join(f"{agent} {value:g}" for agent, value in payoffs.items()),
+                ),
+            )
         )
     console.print(table)
     if page.next_cursor is not None:

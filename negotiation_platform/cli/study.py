@@ -21,6 +21,7 @@ from negotiation_platform.arena.persistence import ReadOnlyPersistence, attach_s
 from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.cli.store_commands import open_existing
 from negotiation_platform.registry import Registry
+from negotiation_platform.store import masked
 from negotiation_platform.study import (
     StudyLink,
     checked_participants,
@@ -115,10 +116,11 @@ def _create(args: argparse.Namespace, registry: Registry) -> int:
     remote = "".join(
         f" --allow-remote-agent {spec[4:]}" for spec in dict.fromkeys(args.opponents) if spec.startswith("a2a:")
     )
+    store = masked(args.store)
     print(
-        f"{len(links)} match(es) of {args.game} in {args.store}; their links are in {args.out} (a link plays its "
+        f"{len(links)} match(es) of {args.game} in {store}; their links are in {args.out} (a link plays its "
         f"seat: send each participant only their own). Serve them with:\n  negotiation-platform serve mcp "
-        f"--transport http --port {port} --store {args.store} --turn-timeout 86400{remote}",
+        f"--transport http --port {port} --store {store} --turn-timeout 86400{remote}",
         file=sys.stderr,
     )
     return 0

@@ -8,6 +8,7 @@ from typing import Any
 
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.unicode_text import chat_problem
 
 
 def messages_left(run: PhaseRun, player_id: str) -> int | None:
@@ -68,8 +69,12 @@ def check_message(
                 f"{[p for p in players if p != player_id]}; "
                 f"not {strangers or 'nobody'}.",
             )
-    if not isinstance(content, str) or not content.strip():
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "A message needs non-empty text content.")
+    if not isinstance(content, str):
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "A message's content must be text.", field="content")
+    if problem := chat_problem(content):
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"This message {problem}; send visible text.", field="content"
+        )
     if len(content) > policy.max_length:
         raise NegotiationError(
             ErrorCode.MESSAGE_TOO_LONG,

@@ -2,8 +2,9 @@
 
 The request logger prints one line per request at INFO: operation, match, seat (an agent id), the
 outcome code and the duration. `--log-format json` makes every line of the process (the libraries'
-and uvicorn's too) one JSON object. Nothing here ever receives a token: callers pass only the
-fields of `RequestRecord`.
+and uvicorn's too, and what a server announces: `exposure.announce_line`) one JSON object. Nothing here ever
+receives a token: callers pass only the fields of `RequestRecord`; a password in a URL (a store's)
+is masked in every line (`negotiation_platform.store.masked`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import logging
 import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+
+from negotiation_platform.arena.exposure import ANNOUNCE_LOGGER
+from negotiation_platform.store import masked
 
 REQUEST_LOGGER = logging.getLogger("negotiation_platform.requests")
 LOG_LEVELS = ["debug", "info", "warning", "error"]
@@ -57,8 +61,13 @@ def add_log_arguments(parser: argparse.ArgumentParser, *, inherited: bool = Fals
 def configure_logging(level: str, log_format: str) -> None:
     """Set up the root logger for the whole process (every command calls this once)."""
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonLines() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(JsonLines() if log_format == "json" else MaskedText(TEXT_FORMAT))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+    said = logging.StreamHandler()
+    said.setFormatter(JsonLines() if log_format == "json" else MaskedText("%(message)s"))
+    ANNOUNCE_LOGGER.handlers = [said]
+    ANNOUNCE_LOGGER.propagate = False
+    ANNOUNCE_LOGGER.setLevel(logging.INFO)
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         for name in CHATTY_LOGGERS:
             logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
@@ -82,6 +91,13 @@ def _text_value(value: object) -> str:
     return text if _PLAIN.fullmatch(text) else json.dumps(text[:MAX_FIELD_CHARS])
 
 
+class MaskedText(logging.Formatter):
+    """Text lines, passwords masked."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return masked(super().format(record))
+
+
 class JsonLines(logging.Formatter):
     """Each record as one JSON object: time, level, logger, message, and a request's fields."""
 
@@ -90,11 +106,11 @@ class JsonLines(logging.Formatter):
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": masked(record.getMessage()),
         }
         request = getattr(record, "request", None)
         if isinstance(request, dict):
             line.update(request)
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = masked(self.formatException(record.exc_info))
         return json.dumps(line, ensure_ascii=False, default=str)

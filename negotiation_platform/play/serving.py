@@ -7,10 +7,9 @@ hosts the server allows (`negotiation_platform.arena.hosts`, applied around the 
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
-from negotiation_platform.arena.exposure import Asgi
+from negotiation_platform.arena.exposure import Asgi, announce_line
 from negotiation_platform.play.app import play_app
 from negotiation_platform.play.pages import PREFIX
 from negotiation_platform.viewer.app import beside
@@ -24,5 +23,5 @@ def with_play(app: Asgi, arena: Arena | None, base_url: str) -> Asgi:
     `app` alone without an arena."""
     if arena is None:
         return app
-    print(f"play page on {base_url}/play/MATCH_ID (a seat's link carries its token)", file=sys.stderr, flush=True)
+    announce_line(f"play page on {base_url}/play/MATCH_ID (a seat's link carries its token)")
     return beside(app, play_app(arena), PREFIX)

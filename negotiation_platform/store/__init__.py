@@ -26,6 +26,7 @@ Importing this package does not import SQLAlchemy; `open_store` does, when it op
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +58,7 @@ __all__ = [
     "MatchRecord",
     "SeatRecord",
     "default_location",
+    "masked",
     "open_store",
     "token_hash",
 ]
@@ -77,6 +79,20 @@ def _data_dir() -> Path:
     if sys.platform == "darwin":
         return home / "Library" / "Application Support"
     return Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+
+
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):\S*@")
+_PASSWORD_PARAMETER = re.compile(r"(\bpassword=)[^&\s]*", re.IGNORECASE)
+MASK = "***"
+
+
+def masked(text: str) -> str:
+    """`text` with every password in it replaced by `***`: a URL's (`scheme://user:***@host`, up to
+    the last `@` of the word, so a password holding a raw `@` is hidden whole) and `password=` parameters.
+    Every message, log line, help text and repr that may hold a store location passes through here."""
+    if "@" not in text and "password=" not in text.lower():
+        return text
+    return _PASSWORD_PARAMETER.sub(rf"\1{MASK}", _URL_PASSWORD.sub(rf"\1:{MASK}@", text))
 
 
 def store_url(location: str) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from negotiation_platform.engine.events import Event, EventKind
-from negotiation_platform.store import schema
+from negotiation_platform.store import masked, schema
 from negotiation_platform.store.records import (
     UNFINISHED,
     MatchChange,
@@ -60,7 +60,10 @@ class SqlStore:
 
     def describe(self) -> str:
         """Where the store is, for messages (never the password)."""
-        return self.url.render_as_string(hide_password=True)
+        return masked(self.url.render_as_string(hide_password=False))
+
+    def __repr__(self) -> str:
+        return f"SqlStore({self.describe()!r})"
 
     def close(self) -> None:
         if self._writer is not None:
@@ -286,7 +289,7 @@ class SqlStore:
         try:
             yield
         except (sa.exc.SQLAlchemyError, self.engine.dialect.loaded_dbapi.Error) as exc:
-            reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:300]
+            reason = masked(" ".join(str(getattr(exc, "orig", None) or exc).split()))[:300]
             raise StoreUnavailable(f"{self.describe()}: {type(exc).__name__}: {reason}") from exc
 
 
@@ -379,7 +382,9 @@ def _engine(url: sa.URL) -> sa.Engine:
         return engine
     if url.get_backend_name() == "postgresql":
         return sa.create_engine(url.set(drivername="postgresql+psycopg"), pool_pre_ping=True, json_serializer=_json)
-    raise ValueError(f"unsupported store {url.render_as_string(hide_password=True)}: use a file path or postgresql://")
+    raise ValueError(
+        masked(f"unsupported store {url.render_as_string(hide_password=False)}: use a file path or postgresql://")
+    )
 
 
 def _json(value: Any) -> str:

@@ -7,7 +7,6 @@ DIR/summary.json the run's figures; DIR/curve.png the learning curve against the
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import jax
 import jax.numpy as jnp
 from flax import serialization
 
+from negotiation_platform.csv_cells import write_rows
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.marl import MarlEnv, make
 from negotiation_platform.registry import Registry
@@ -71,10 +71,11 @@ def load_policy(directory: Path, registry: Registry | None = None) -> TrainedPol
 
 def write_curve(out: Path, steps_per_update: int, curve: list[float]) -> None:
     with (out / "curve.csv").open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["env_steps", "mean_return"])
-        for update, value in enumerate(curve, start=1):
-            writer.writerow([update * steps_per_update, "" if math.isnan(value) else f"{value:.6g}"])
+        points = (
+            [update * steps_per_update, "" if math.isnan(value) else f"{value:.6g}"]
+            for update, value in enumerate(curve, start=1)
+        )
+        write_rows(handle, [("env_steps", "mean_return"), *points])
 
 
 def write_summary(out: Path, summary: dict[str, Any]) -> None:

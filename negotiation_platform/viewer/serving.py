@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
-import sys
 
 from negotiation_platform.arena.connections import ConnectionLimits
-from negotiation_platform.arena.exposure import Asgi, announce, bind, require_bearer, run_http
+from negotiation_platform.arena.exposure import Asgi, announce, announce_line, bind, require_bearer, run_http
 from negotiation_platform.observability.http import with_operator_routes
 from negotiation_platform.viewer.app import beside, viewer_app
 from negotiation_platform.viewer.source import MatchSource
@@ -17,7 +16,7 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
     (`--no-view`). The viewer shows public data only and needs no token."""
     if source is None:
         return app
-    print(f"match viewer on {base_url}/view/ (public, no token needed)", file=sys.stderr, flush=True)
+    announce_line(f"match viewer on {base_url}/view/ (public, no token needed)")
     return beside(app, viewer_app(source))
 
 
