@@ -3,7 +3,8 @@
 A client that opens connections and sends nothing, or half a request, or a body one byte at a time,
 would otherwise hold a descriptor each for as long as it likes, until the process has none left for
 anybody else. Here each connection is timed only while the server waits for the client: for a
-request's headers (from when it opens, or its last answer ends) and for a request's body (a grace
+request's headers (from when it opens, or from the first byte of a kept-alive connection's next
+request, which may first stay silent for `idle_timeout`) and for a request's body (a grace
 period plus one second per `MIN_BODY_RATE` bytes). While the server answers (a long poll, an SSE
 stream) nothing is timed. Connections are counted per peer address and in all; one over either
 bound gets a one-line refusal and is closed at once, before anything of it is read.
@@ -109,6 +110,8 @@ class GuardedH11Protocol(H11Protocol):
         self.waiting_since = 0.0
         self.heard = False
         """Whether part of a request came since the server began waiting for one."""
+        self.kept_alive = False
+        """Whether the connection waits after an answer (idle) rather than since it opened."""
         self.body_cycle: object = None
         self.body_since = 0.0
         self.body_bytes = 0
@@ -122,7 +125,7 @@ class GuardedH11Protocol(H11Protocol):
             transport.close()
             return
         self.address = address
-        self.begin_waiting()
+        self.begin_waiting(kept_alive=False)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.address is not None:
@@ -132,6 +135,9 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.waiting() and self.kept_alive and not self.heard:
+            self.waiting_since = self.loop.time()  # the idle wait is over: the headers' clock starts
+            self.heard = True
         super().data_received(data)
         self.note_request()
         if self.waiting():
@@ -143,7 +149,7 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if not self.transport.is_closing():
-            self.begin_waiting()
+            self.begin_waiting(kept_alive=True)
 
     def waiting(self) -> bool:
         """Whether no request is being answered: the server waits for the next one's headers."""
@@ -156,15 +162,17 @@ class GuardedH11Protocol(H11Protocol):
             self.body_since = self.loop.time()
             self.body_bytes = 0
 
-    def begin_waiting(self) -> None:
+    def begin_waiting(self, kept_alive: bool) -> None:
         self.waiting_since = self.loop.time()
+        self.kept_alive = kept_alive
         self.heard = False
         self.retime()
 
     def deadline(self) -> float | None:
         """When the wait for the client ends (None: the server is answering, nothing is timed)."""
         if self.waiting():
-            return self.waiting_since + self.limits.header_timeout
+            idle = self.kept_alive and not self.heard
+            return self.waiting_since + (self.limits.idle_timeout if idle else self.limits.header_timeout)
         if self.conn.their_state is h11.SEND_BODY:
             return self.body_since + self.limits.body_timeout + self.body_bytes / MIN_BODY_RATE
         return None

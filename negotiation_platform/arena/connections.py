@@ -11,7 +11,9 @@ import resource
 from dataclasses import dataclass
 
 DEFAULT_HEADER_TIMEOUT = 10.0
-DEFAULT_IDLE_TIMEOUT = 5.0
+DEFAULT_IDLE_TIMEOUT = 30.0
+"""Longer than the idle expiry of common clients' connection pools (httpx 5 s, aiohttp 15 s): a client
+that reuses a kept-alive connection never races the server closing it."""
 DEFAULT_BODY_TIMEOUT = 20.0
 MIN_BODY_RATE = 1024
 """Bytes a second a request body earns beyond `body_timeout`: a large body sent at a steady pace
@@ -37,10 +39,10 @@ class ConnectionLimits:
     """The bounds every HTTP server here applies to its connections (see `connection_guard`)."""
 
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
-    """Seconds a connection has to send a request's complete headers, from when it opens or its last
-    answer ends; then it is closed (408 if part of a request had come)."""
+    """Seconds a connection has to send a request's complete headers, from when it opens (or, kept alive,
+    from the first byte of its next request); then it is closed (408 if part of a request had come)."""
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
-    """Seconds a kept-alive connection may stay silent after an answer (uvicorn's keep-alive timeout)."""
+    """Seconds a kept-alive connection may stay silent after an answer before it is closed."""
     body_timeout: float = DEFAULT_BODY_TIMEOUT
     """Seconds a request body has, plus one per `MIN_BODY_RATE` bytes received; then 408 and close."""
     max_connections: int | None = None
