@@ -93,7 +93,7 @@ def test_study_create_refuses_bad_input_and_changes_nothing(tmp_path: Path, caps
     store, links = tmp_path / "study.sqlite", tmp_path / "links.csv"
     base = ["study", "create", "--game", "split_100", "--participants", "2", "--store", str(store), "--out", str(links)]
     assert main([*base, "--opponents", "nobody"]) == 2
-    assert "Unknown opponent" in capsys.readouterr().err and not links.exists()
+    assert "Unknown agent 'nobody'" in capsys.readouterr().err and not links.exists()
     assert main([*base, "--opponents", "concession", "concession"]) == 2  # split_100 has one seat to fill
     assert main([*base, "--opponents", "concession", "--base-url", "ftp://x"]) == 2 and not links.exists()
     links.write_text("keep me")
