@@ -137,6 +137,10 @@ def seat_in_play() -> SeatInPlay | None:
     return _SEAT_IN_PLAY.get()
 
 
+CLIENT_SUFFIX = "-client"
+"""Marks the seats a client's agents take on a served arena: `concession-client`, not `concession`."""
+
+
 class AgentGaveUp(RuntimeError):
     """A seat cannot go on: its move must be forfeited through a connection that cannot play defaults,
     or every agent waits in a phase without a clock."""
@@ -145,13 +149,15 @@ class AgentGaveUp(RuntimeError):
 async def open_seats(
     arena: ArenaApi, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
 ) -> tuple[str, list[SeatHandle]]:
-    """Start a match and seat every agent in order."""
-    started = await arena.start_game(game_id, config=config, seed=seed, name=agents[0].name)
+    """Start a match and seat every agent in order, each named after its agent: as it is in process,
+    with `-client` after it on a served arena (whose own agents and people alone go by those names)."""
+    suffix = "" if isinstance(arena, Arena) else CLIENT_SUFFIX
+    started = await arena.start_game(game_id, config=config, seed=seed, name=agents[0].name + suffix)
     if started["seats"] != len(agents):
         raise ValueError(f"{game_id} has {started['seats']} seats; got {len(agents)} agents")
     seats = [SeatHandle(agents[0], started["agent_id"], started["token"])]
     for agent in agents[1:]:
-        joined = await arena.join_game(started["match_id"], name=agent.name)
+        joined = await arena.join_game(started["match_id"], name=agent.name + suffix)
         seats.append(SeatHandle(agent, joined["agent_id"], joined["token"]))
     return started["match_id"], seats
 
