@@ -101,14 +101,16 @@ def check_agent(
     return factory
 
 
-def check_seat_name(registry: Registry, name: str | None) -> None:
-    """Refuse a client's seat name whose agent id would read as an agent kind's or a person's seat
-    (compared as the arena spells ids, ignoring case and the `_N` that numbers repeated names)."""
-    if name is None:
-        return
+def kept_name(registry: Registry, name: str) -> bool:
+    """Whether a seat name's agent id would read as an agent kind's or a person's seat (compared as the
+    arena spells ids, ignoring case and the `_N` that numbers repeated names): no client may take it."""
     base = _NUMBERED.sub("", seat_id_base(name)).casefold()
-    taken = {kind.casefold() for kind in registry.agents()} | PEOPLE
-    if base in taken:
+    return base in {kind.casefold() for kind in registry.agents()} | PEOPLE
+
+
+def check_seat_name(registry: Registry, name: str | None) -> None:
+    """Refuse a client's seat name that `kept_name` keeps for the server's agents and people."""
+    if name is not None and kept_name(registry, name):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT,
             f"The seat name {name!r} is kept for the server's agents and people; pick another.",
