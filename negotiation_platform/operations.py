@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from negotiation_platform.agents.house import HouseSeats
+from negotiation_platform.agents.seating import SeatedBy, check_seat_name
 from negotiation_platform.arena.forwarding import forward
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.boundary import safe_answer
 from negotiation_platform.catalogue import CATALOGUE, Operation, checked, entry
-from negotiation_platform.catalogue.requests import StartGameRequest
+from negotiation_platform.catalogue.requests import JoinGameRequest, StartGameRequest
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.observability.requests import observed_operation
 
@@ -29,16 +30,18 @@ async def run_operation(
     """Run an operation by name with its arguments from the network; refusals raise NegotiationError.
 
     `caller` is who asks as the transport knows it (its address and session): the arena's
-    per-caller limits count by it.
+    per-caller limits count by it. Whoever calls through here is a client: it seats opponents as one
+    (see `agents.seating`) and may not take a seat name kept for the server's agents or people.
     """
     operation = entry(name)
     request = checked(operation, arguments)
-    if isinstance(request, StartGameRequest):
-        _check_opponents(house, request.opponents)
+    if isinstance(request, StartGameRequest | JoinGameRequest):
+        check_seat_name(house.arena.registry, request.name)
     target: Any = house if operation.host == "house" else house.arena
+    implied = {"by": SeatedBy.CLIENT} if isinstance(request, StartGameRequest) else {}  # its opponents: a client's
     token = CALLER.set(caller) if caller is not None else None
     try:
-        result: dict[str, Any] = await getattr(target, operation.name)(**request.arguments())
+        result: dict[str, Any] = await getattr(target, operation.name)(**request.arguments(), **implied)
     except NegotiationError as refused:
         if refused.code is not ErrorCode.WRONG_OWNER:
             raise
@@ -48,17 +51,3 @@ async def run_operation(
         if token is not None:
             CALLER.reset(token)
     return safe_answer(result)
-
-
-def _check_opponents(house: HouseSeats, opponents: list[str] | None) -> None:
-    """Remote opponents (`kind:URL`) only where the arena's policy allows the URL: no fetching anything."""
-    policy = house.arena.policy
-    reasons = {o: policy.remote_agent_refusal(o.partition(":")[2]) for o in opponents or () if ":" in o}
-    refused = {o: why for o, why in reasons.items() if why is not None}
-    if refused:
-        raise NegotiationError(
-            ErrorCode.FORBIDDEN,
-            f"This server does not seat these remote agents: {'; '.join(refused.values())}. "
-            "Its operator can allow URL prefixes with `serve ... --allow-remote-agent PREFIX`.",
-            refused=refused,
-        )

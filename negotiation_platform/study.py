@@ -22,15 +22,15 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import parse_qs, urlsplit
 
-from negotiation_platform.agents.catalog import known_agent
 from negotiation_platform.agents.house import HouseSeats
+from negotiation_platform.agents.seating import SeatedBy, check_agent
 from negotiation_platform.arena import Arena
-from negotiation_platform.arena.seat_links import play_link
+from negotiation_platform.arena.seat_links import PARTICIPANT_NAME, play_link
 from negotiation_platform.csv_cells import restored, write_rows
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 LINK_COLUMNS = ("participant", "match_id", "play_url")
-SEAT_NAME = "participant"
+SEAT_NAME = PARTICIPANT_NAME
 """The name of every participant's seat (other seats and spectators see it): never the participant id,
 which a researcher may have made from something personal."""
 
@@ -96,18 +96,17 @@ async def create_study(
             ErrorCode.INVALID_ARGUMENT,
             f"{game_id} has {seats} seats: one for the participant, at most {seats - 1} opponent(s).",
         )
-    unknown = [spec for spec in opponents if not known_agent(arena.registry, spec)]
-    if unknown:
-        raise NegotiationError(
-            ErrorCode.INVALID_ARGUMENT, f"Unknown opponent(s) {unknown}; agents: {sorted(arena.registry.agents())}."
-        )
+    for spec in opponents:  # the operator's: any kind, played by the server that serves the study
+        check_agent(arena.registry, spec, by=SeatedBy.OPERATOR)
     seated = (opponents + [opponents[-1]] * seats)[: seats - 1]
     house = HouseSeats(arena, play=False)
     draws = random.Random(seed) if seed is not None else None
     links = []
     for participant in participants:
         match_seed = draws.getrandbits(31) if draws is not None else None
-        started = await house.start_game(game_id, config, seed=match_seed, name=SEAT_NAME, opponents=seated)
+        started = await house.start_game(
+            game_id, config, seed=match_seed, name=SEAT_NAME, opponents=seated, by=SeatedBy.OPERATOR
+        )
         match_id = started["match_id"]
         links.append(StudyLink(participant, match_id, play_link(base_url, match_id, started["token"])))
     return links

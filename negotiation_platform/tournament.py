@@ -37,6 +37,7 @@ from negotiation_platform.agents.llm_failures import FIELD as ENDPOINT_FAILURES
 from negotiation_platform.agents.llm_failures import seat_failures, tally_of
 from negotiation_platform.agents.llm_usage import Prices, add_usage, cost_usd, usage_totals
 from negotiation_platform.agents.offers import menu_utility
+from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
@@ -371,7 +372,8 @@ _ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:
     """`make_agent`, with the tournament's agent options for remote kinds (they take keyword options)."""
-    return make_agent(registry, spec, seed, options if spec.partition(":")[0] in REMOTE_KINDS else None)
+    options = options if spec.partition(":")[0] in REMOTE_KINDS else None
+    return make_agent(registry, spec, seed, options, by=SeatedBy.OPERATOR)
 
 
 class Recorder:

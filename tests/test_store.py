@@ -133,6 +133,7 @@ def test_readers_list_filter_and_page_without_replaying(location: str) -> None:
         assert record.result["agreement"] is True and record.seats[1].house == {
             "agent": "concession",
             "seed": record.seats[1].house["seed"],
+            "by": "client",  # HouseSeats.start_game seats a client's opponents unless the operator says so
         }  # type: ignore[index]
         log = store.events(finished[0])
         assert [e.seq for e in log] == list(range(1, record.event_count + 1))

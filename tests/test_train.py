@@ -12,6 +12,7 @@ pytest.importorskip("flax")
 pytest.importorskip("optax")
 
 from negotiation_platform.agents.catalog import make_agent
+from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena.allowlist import AllowList
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
@@ -58,11 +59,11 @@ def test_a_policy_refuses_another_game_a_missing_directory_and_a_served_arena(
     trained: tuple[Path, dict[str, object]], tmp_path: Path
 ) -> None:
     registry = Registry()
-    agent = make_agent(registry, f"policy:{trained[0]}", 0)
+    agent = make_agent(registry, f"policy:{trained[0]}", 0, by=SeatedBy.OPERATOR)
     with pytest.raises(NegotiationError, match="This policy plays trust_and_split, not 'no_press'") as other:
         agent.decide({"game_id": "no_press", "your_turn": True, "allowed_actions": [{"name": "split"}]})
     with pytest.raises(NegotiationError, match="holds no trained policy") as missing:
-        make_agent(registry, f"policy:{tmp_path}", 0)
+        make_agent(registry, f"policy:{tmp_path}", 0, by=SeatedBy.OPERATOR)
     with pytest.raises(NegotiationError) as served:
-        make_agent(registry, f"policy:{trained[0]}", 0, allow=AllowList.of(["http://127.0.0.1:9/"]))
+        make_agent(registry, f"policy:{trained[0]}", 0, allow=AllowList.of(["http://127.0.0.1:9/"]), by=SeatedBy.CLIENT)
     assert (other.value.code, missing.value.code, served.value.code) == ("invalid_argument",) * 2 + ("forbidden",)

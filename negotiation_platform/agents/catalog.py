@@ -7,17 +7,21 @@ register an agent kind that plays for someone remote.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+import logging
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from negotiation_platform.agents.base import Agent
+from negotiation_platform.agents.seating import SeatedBy, check_agent
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.allowlist import AllowList
+
+log = logging.getLogger(__name__)
 
 
 def self_contained(registry: Registry) -> list[str]:
@@ -41,28 +45,30 @@ def make_agent(
     seed: int,
     options: dict[str, Any] | None = None,
     allow: AllowList | None = None,
+    *,
+    by: SeatedBy,
+    offered: Collection[str] = (),
 ) -> Agent:
     """An agent for `spec`, seeded, given `options` (keyword options of its kind, checked by
-    `check_agent_options`); unknown names raise NegotiationError(invalid_argument).
+    `check_agent_options`), once `check_agent` let `by` seat it (see `seating`); refusals, and any
+    failure of the kind's factory, raise NegotiationError.
 
     A kind that contacts URLs (its factory says `checks_urls = True`) is handed `allow`, the URLs
-    a served arena lets it contact (None: any, in-process); a served arena (`allow` given) refuses
-    a kind that reads local files (`reads_local_files = True`, as a trained policy's directory)."""
-    if not known_agent(registry, spec):
-        raise NegotiationError(
-            ErrorCode.INVALID_ARGUMENT, f"Unknown agent {spec!r}; agents: {sorted(registry.agents())}."
-        )
+    a served arena lets it contact (None: any, in-process)."""
+    factory = check_agent(registry, spec, by=by, allow=allow, offered=offered)
     kind, _, target = spec.partition(":")
-    factory = registry.agents()[kind]
     implied: dict[str, Any] = {"target": target} if target else {}
-    if allow is not None and getattr(factory, "reads_local_files", False):
-        raise NegotiationError(
-            ErrorCode.FORBIDDEN,
-            f"A served arena does not seat {kind!r} agents that a client names: they read the server's files.",
-        )
     if allow is not None and getattr(factory, "checks_urls", False):
         implied["allow"] = allow
-    agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))
+    try:
+        agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))
+    except NegotiationError:
+        raise
+    except Exception as failure:  # a plugin's factory that fails in its own way: a structured refusal still
+        log.warning("agent %r could not be made", spec, exc_info=True)
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"Agent {spec!r} could not be made ({type(failure).__name__})."
+        ) from None
     return agent
 
 

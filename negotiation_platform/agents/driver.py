@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
+from negotiation_platform.agents.seating import kept_name
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
 from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.registry import Registry
 
 MAX_ATTEMPTS = 25
 """How often an agent may be refused on one turn before its move is forfeited (the default move)."""
@@ -137,6 +139,18 @@ def seat_in_play() -> SeatInPlay | None:
     return _SEAT_IN_PLAY.get()
 
 
+CLIENT_SUFFIX = "-client"
+"""Marks the seats a client's agents take on a served arena under a name kept for the server's own
+agents and people (see `seating.kept_name`): `concession-client`, not `concession`."""
+
+
+def seat_name(arena: ArenaApi, agent: Agent) -> str:
+    """The agent's name, or on a served arena `NAME-client` where the name is an agent kind's or a person's."""
+    if isinstance(arena, Arena) or not kept_name(Registry(), agent.name):
+        return agent.name
+    return agent.name + CLIENT_SUFFIX
+
+
 class AgentGaveUp(RuntimeError):
     """A seat cannot go on: its move must be forfeited through a connection that cannot play defaults,
     or every agent waits in a phase without a clock."""
@@ -145,13 +159,14 @@ class AgentGaveUp(RuntimeError):
 async def open_seats(
     arena: ArenaApi, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
 ) -> tuple[str, list[SeatHandle]]:
-    """Start a match and seat every agent in order."""
-    started = await arena.start_game(game_id, config=config, seed=seed, name=agents[0].name)
+    """Start a match and seat every agent in order, each named after its agent (see `seat_name`)."""
+    names = [seat_name(arena, agent) for agent in agents]
+    started = await arena.start_game(game_id, config=config, seed=seed, name=names[0])
     if started["seats"] != len(agents):
         raise ValueError(f"{game_id} has {started['seats']} seats; got {len(agents)} agents")
     seats = [SeatHandle(agents[0], started["agent_id"], started["token"])]
-    for agent in agents[1:]:
-        joined = await arena.join_game(started["match_id"], name=agent.name)
+    for agent, name in zip(agents[1:], names[1:], strict=True):
+        joined = await arena.join_game(started["match_id"], name=name)
         seats.append(SeatHandle(agent, joined["agent_id"], joined["token"]))
     return started["match_id"], seats
 

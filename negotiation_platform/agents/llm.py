@@ -76,6 +76,8 @@ class LLMAgent:
     """Named as `llm:MODEL`: the kind alone is not a playable agent."""
     bills_tokens = True
     """Its transcript reports token usage: a tournament's price table must price its model."""
+    spends_operator_budget = True
+    """It calls the server's endpoint with the operator's key: only the operator seats one (see `seating`)."""
     Options = LLMAgentOptions
 
     def __init__(self, seed: int = 0, name: str = "llm", target: str = "", **options: Any) -> None:

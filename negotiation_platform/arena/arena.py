@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import secrets
 import time
 import uuid
@@ -44,6 +43,7 @@ from negotiation_platform.arena.arguments import (
     _name,
     _text,
     _unknown,
+    seat_id_base,
 )
 from negotiation_platform.arena.clocks import play_for_absent
 from negotiation_platform.arena.limits import CALLER, check_limits
@@ -440,7 +440,7 @@ class Arena(Seats):
             if len(live.seats) + (0 if kept else live.reserved) >= live.seats_total:
                 raise NegotiationError(ErrorCode.MATCH_FULL, f"Match {live.match_id} has no free seat.")
             taken = {s.agent_id for s in live.seats}
-            base = re.sub(r"[^A-Za-z0-9_-]", "_", (name or "").strip())[:32] or f"player_{len(live.seats) + 1}"
+            base = seat_id_base(name) or f"player_{len(live.seats) + 1}"
             agent_id, n = base, 1
             while agent_id in taken:
                 n += 1

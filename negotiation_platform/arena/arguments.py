@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,6 +61,11 @@ def _name(name: Any) -> None:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "name must be a string or null.")
     if isinstance(name, str):
         _text("name", name)
+
+
+def seat_id_base(name: str | None) -> str:
+    """The agent id a seat name gives before repeats are numbered (`""`: none, the arena numbers the seat)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", (name or "").strip())[:32]
 
 
 def _cursor(since: Any) -> int:

@@ -27,6 +27,9 @@ served arena is shared by strangers, so `ArenaPolicy.served()` turns on what pro
   (same scheme, host and port, and a path under the prefix's; `allowlist` says how URLs are
   compared), and a remote seat contacts nothing else (its card's endpoints and any redirect are
   checked too), so callers cannot make the server fetch arbitrary URLs.
+* **Operator's agents.** Agents that spend the operator's model budget or read its files (`llm:`,
+  `mcp-llm:`, `policy:`) are seated only by the operator, unless it offers clients an exact spec
+  (`offered_agents`); see `negotiation_platform.agents.seating`.
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ class ArenaPolicy:
     max_live_per_address: int | None = None
     remote_agents: AllowList | None = None
     """URLs remote (`a2a:URL`) opponents may live under and be reached at; None allows any (in-process only)."""
+    offered_agents: frozenset[str] = frozenset()
+    """Opponent specs a client may name although only the operator seats their kind (`--offer-opponent`)."""
     reveal_finished: bool = False
     """Whether spectators of a finished match see its private events and every seat's view."""
     steps_in_thread: bool = False
@@ -95,6 +100,7 @@ class ArenaPolicy:
         max_live_per_caller: int | None = None,
         max_live_per_address: int | None = None,
         remote_agents: Iterable[str] = (),
+        offered_agents: Iterable[str] = (),
         reveal_finished: bool = False,
         play_base_url: str | None = None,
     ) -> ArenaPolicy:
@@ -112,6 +118,7 @@ class ArenaPolicy:
             max_live_per_caller=max_live_per_caller,
             max_live_per_address=max_live_per_address,
             remote_agents=AllowList.of(remote_agents),
+            offered_agents=frozenset(offered_agents),
             reveal_finished=reveal_finished,
             steps_in_thread=True,
             play_base_url=play_base_url,

@@ -17,6 +17,8 @@ MAX_HUMAN_SEATS = 100
 """The most seats `human_seats` may ask for in any game (each game allows at most its seats less one)."""
 HUMAN_NAME = "human"
 """The name (and so the agent id, numbered after the first) of a seat kept for a person."""
+PARTICIPANT_NAME = "participant"
+"""The name of a study participant's seat (a person's, like `HUMAN_NAME`: no client may take it)."""
 
 
 def play_link(base_url: str, match_id: str, token: str) -> str:

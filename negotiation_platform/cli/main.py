@@ -24,6 +24,7 @@ from negotiation_platform.agents.catalog import agent_description, check_agent_o
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm_failures import FIELD as ENDPOINT_FAILURES
 from negotiation_platform.agents.llm_failures import MarkedMatch, row_failures, seat_failures
+from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
 from negotiation_platform.cli.new_game import add_new_game_command, cmd_new_game
@@ -346,7 +347,7 @@ def cmd_agent(args: argparse.Namespace, registry: Registry, console: Console) ->
     if transport is None or not hasattr(transport, "serve_agent"):
         hint = "" if transport else install_hint([args.transport])
         raise SystemExit(f"no installed transport {args.transport!r} can serve agents" + (hint and f"; {hint}"))
-    transport.serve_agent(make_agent(registry, args.name, args.seed), args.host, args.port)
+    transport.serve_agent(make_agent(registry, args.name, args.seed, by=SeatedBy.OPERATOR), args.host, args.port)
     return 0
 
 
@@ -387,6 +388,7 @@ def make_agents(
             spec,
             random.Random(f"{seed}:{seat}").getrandbits(32),
             options if spec.partition(":")[0] in REMOTE_KINDS else None,
+            by=SeatedBy.OPERATOR,
         )
         for seat, spec in enumerate(seat_specs(specs, seats))
     ]

@@ -52,6 +52,7 @@ POLICY_OPTIONS = (
     "max_waiting_per_caller",
     "finished_ttl",
     "reveal_finished",
+    "offered_agents",
 )
 """The options of `add_policy_arguments` that are `ArenaPolicy.served`'s keywords of the same names."""
 
@@ -117,6 +118,16 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL_PREFIX",
         help="allow a2a:URL opponents under this URL prefix, and contact them and the endpoints their "
         "cards name only there (repeatable; none allowed by default)",
+    )
+    parser.add_argument(
+        "--offer-opponent",
+        action="append",
+        default=[],
+        dest="offered_agents",
+        metavar="SPEC",
+        help="let clients name exactly this opponent, although it spends this server's model budget or reads "
+        "its files, e.g. llm:gpt-4o-mini (repeatable; by default only the operator seats llm:, mcp-llm: "
+        "and policy: agents)",
     )
     add_reveal_argument(parser)
 

@@ -48,8 +48,8 @@ def add_study_commands(sub: Any) -> None:
         nargs="+",
         required=True,
         metavar="SPEC",
-        help="one per seat after the participant's, the last repeats: a built-in name, llm:MODEL or a2a:URL "
-        "(played by the server that serves the study)",
+        help="one per seat after the participant's, the last repeats: a built-in name, llm:MODEL, mcp-llm:MODEL, "
+        "policy:DIR or a2a:URL (played by the server that serves the study, with its model endpoint)",
     )
     who = create.add_mutually_exclusive_group(required=True)
     who.add_argument("--participants", type=int, metavar="N", help="how many participants (ids P001, P002, ...)")

@@ -21,6 +21,7 @@ import numpy as np
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
+from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
 from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.registry import Registry
@@ -39,7 +40,10 @@ def scripted_return(
             seats = (await arena.get_game_rules(game_id, config or None))["spec"]["roles"]["min_players"]
             total = 0.0
             for match in range(matches):
-                agents = [make_agent(registry, agent, (seed + match) * 64 + seat) for seat in range(seats)]
+                agents = [
+                    make_agent(registry, agent, (seed + match) * 64 + seat, by=SeatedBy.OPERATOR)
+                    for seat in range(seats)
+                ]
                 result = await play_match(arena, game_id, agents, config=config or None, seed=seed + match)
                 total += sum(result["payoffs"].values()) / seats
             return total / matches

@@ -33,6 +33,7 @@ def mcp_llm_agent(seed: int = 0, name: str = "mcp-llm", target: str = "", **opti
 
 
 mcp_llm_agent.needs_target = True  # type: ignore[attr-defined]  # named as mcp-llm:MODEL, never alone
+mcp_llm_agent.spends_operator_budget = True  # type: ignore[attr-defined]  # the operator's endpoint and key
 mcp_llm_agent.Options = McpLlmOptions  # type: ignore[attr-defined]  # its --agent-config keys
 
 

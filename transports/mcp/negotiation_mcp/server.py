@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from negotiation_mcp.stdio import Answering
 from negotiation_platform.agents.house import HouseSeats
+from negotiation_platform.agents.seating import client_kinds
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.catalogue import CATALOGUE
@@ -132,8 +133,7 @@ def build_server(arena: Arena, house: HouseSeats | None = None) -> MCPServer:
 
     @server.prompt(description="How to play a match through these tools (optionally for one game).")
     def how_to_play(game_id: str = "") -> str:
-        kinds = arena.registry.agents()
-        seated = sorted(name for name, factory in kinds.items() if not getattr(factory, "reads_local_files", False))
+        seated = client_kinds(arena.registry)  # a client never seats the operator's llm:, mcp-llm: or policy: agents
         agents = ", ".join(f"{name}:URL" if name == "a2a" else name for name in seated)
         text = f"{INSTRUCTIONS}\n\nOpponents for start_game: {agents}."
         if game_id:

@@ -30,6 +30,20 @@ async def submit(page: Any, action: str, **fields: str) -> None:
     await mine.nth(before).wait_for(state="attached")
 
 
+async def play_split_100(page: Any, link: str) -> dict[str, float]:
+    """Plays the split_100 seat of `link` to the end (take an offer, else ask for 60); every seat's payoff."""
+    await page.goto(link)
+    for _ in range(12):
+        move = await next_turn(page, "accept", "propose")
+        if move == "finished":
+            break
+        await submit(page, move, **({"mine": "60"} if move == "propose" else {}))
+    me = await page.locator("#me").inner_text()
+    players = await page.locator("[data-payoff]").evaluate_all("found => found.map(e => e.dataset.payoff)")
+    assert me in players
+    return await payoffs(page, *players)
+
+
 async def payoffs(page: Any, *agents: str) -> dict[str, float]:
     await page.wait_for_selector(FINISHED)
     return {a: float(await page.locator(f"[data-payoff='{a}']").inner_text()) for a in agents}

@@ -74,7 +74,7 @@ def test_mcp_llm_plays_a_whole_split_100_through_an_http_mcp_server(
     agent = McpLlmAgent(name="mcp-llm", target="fake-model", base_url=endpoint, api_key="test")
     result = asyncio.run(play_over_http(server_url, agent, seed=3))
     assert result["status"] == "finished" and result["agreement"]
-    moves = [e for e in result["events"] if e["actor"] == "mcp-llm" and e["kind"] == "action"]
+    moves = [e for e in result["events"] if e["actor"] == "mcp-llm-client" and e["kind"] == "action"]
     assert moves[0]["data"]["action_type"] == "propose" and moves[-1]["data"]["action_type"] == "accept"
     first = model.requests[0]
     perform = next(t["function"] for t in first["tools"] if t["function"]["name"] == "perform_action")
@@ -181,8 +181,8 @@ def test_play_seats_mcp_llm_from_the_command_line(endpoint: str, model: ToolMode
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["agreement"] and "mcp-llm" in result["players"]
-    assert any(e["actor"] == "mcp-llm" and e["kind"] == "action" for e in result["events"])
+    assert result["agreement"] and "mcp-llm-client" in result["players"]
+    assert any(e["actor"] == "mcp-llm-client" and e["kind"] == "action" for e in result["events"])
     assert model.requests and all("tools" in request for request in model.requests)
 
 

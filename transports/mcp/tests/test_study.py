@@ -15,7 +15,7 @@ import anyio
 import pytest
 from browser_helpers import needs_chromium
 from mcp_servers import free_port, start_mcp_server
-from play_page import next_turn, payoffs, submit
+from play_page import play_split_100
 
 from negotiation_platform.cli.main import main
 from tests.play_api import play_link, split_link
@@ -75,16 +75,7 @@ async def test_a_study_of_three_is_created_served_played_and_exported(tmp_path: 
 @needs_chromium
 async def test_a_study_of_three_is_played_in_the_browser(tmp_path: Path, person: Any) -> None:
     async def in_the_browser(link: str) -> dict[str, Any]:
-        await person.goto(link)
-        for _ in range(12):
-            move = await next_turn(person, "accept", "propose")
-            if move == "finished":
-                break
-            await submit(person, move, **({"mine": "60"} if move == "propose" else {}))
-        me = await person.locator("#me").inner_text()
-        players = await person.locator("[data-payoff]").evaluate_all("found => found.map(e => e.dataset.payoff)")
-        assert me in players
-        return {"payoffs": await payoffs(person, *players)}
+        return {"payoffs": await play_split_100(person, link)}
 
     await study_round_trip(tmp_path, in_the_browser)
 
@@ -93,7 +84,7 @@ def test_study_create_refuses_bad_input_and_changes_nothing(tmp_path: Path, caps
     store, links = tmp_path / "study.sqlite", tmp_path / "links.csv"
     base = ["study", "create", "--game", "split_100", "--participants", "2", "--store", str(store), "--out", str(links)]
     assert main([*base, "--opponents", "nobody"]) == 2
-    assert "Unknown opponent" in capsys.readouterr().err and not links.exists()
+    assert "Unknown agent 'nobody'" in capsys.readouterr().err and not links.exists()
     assert main([*base, "--opponents", "concession", "concession"]) == 2  # split_100 has one seat to fill
     assert main([*base, "--opponents", "concession", "--base-url", "ftp://x"]) == 2 and not links.exists()
     links.write_text("keep me")
