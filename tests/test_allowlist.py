@@ -142,7 +142,8 @@ def test_an_ambiguous_prefix_is_refused_when_the_server_starts(prefix: str) -> N
 
 
 def test_a_served_policy_allows_only_its_prefixes_and_an_in_process_one_anything() -> None:
-    served = ArenaPolicy.served(remote_agents=[OK])
-    assert served.allows_remote_agent(OK + "/x") and not served.allows_remote_agent(OK + "/../x")
-    assert ArenaPolicy.served().remote_agent_refusal(OK) is not None
-    assert ArenaPolicy().allows_remote_agent(OK + "/../x")  # in-process: the host names its own agents
+    served = ArenaPolicy.served(remote_agents=[OK]).remote_agents
+    assert served is not None and served.refusal(OK + "/x") is None and served.refusal(OK + "/../x") is not None
+    nothing = ArenaPolicy.served().remote_agents
+    assert nothing is not None and nothing.refusal(OK) is not None
+    assert ArenaPolicy().remote_agents is None  # in-process: the host names its own agents, any URL

@@ -263,5 +263,6 @@ async def test_in_process_arenas_stay_reproducible_and_served_ones_do_not() -> N
 )
 def test_remote_agent_allow_list_matches_scheme_host_port_and_path(url: str, allowed: bool) -> None:
     policy = ArenaPolicy.served(remote_agents=("http://agents.example:9001/a2a",))
-    assert policy.allows_remote_agent(url) is allowed
-    assert ArenaPolicy.served().allows_remote_agent(url) is False
+    assert policy.remote_agents is not None and (policy.remote_agents.refusal(url) is None) is allowed
+    nothing = ArenaPolicy.served().remote_agents
+    assert nothing is not None and nothing.refusal(url) is not None

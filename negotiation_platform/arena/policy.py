@@ -132,13 +132,6 @@ class ArenaPolicy:
         digest = hmac.new(self.secret, material.encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:7], "big") >> 3  # 53 bits: at most MAX_SEED
 
-    def remote_agent_refusal(self, url: str) -> str | None:
-        """Why a remote agent at `url` may not be contacted, or None when it may."""
-        return None if self.remote_agents is None else self.remote_agents.refusal(url)
-
-    def allows_remote_agent(self, url: str) -> bool:
-        return self.remote_agent_refusal(url) is None
-
     def limits(self) -> dict[str, Any]:
         """What `list_matches` tells callers about this arena's limits."""
         return {
