@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -90,18 +91,22 @@ def test_textarena_loop_plays_every_game_to_its_payoffs(game: str) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_llm_observation_and_action_formatting_wrappers(game: str) -> None:
-    raw = ta.make(textarena_env_id(game), config=small_config(game))
+    """The compact grammar (`propose 55`) under ActionFormattingWrapper, which sends `[propose 55]`."""
+    raw = ta.make(textarena_env_id(game), config=small_config(game), grammar="compact")
     _, raw_rewards, _ = play(raw, game, seed=5)
     wrapped = ta.wrappers.ActionFormattingWrapper(
-        ta.wrappers.LLMObservationWrapper(ta.make(textarena_env_id(game), config=small_config(game)))
+        ta.wrappers.LLMObservationWrapper(ta.make(textarena_env_id(game), config=small_config(game), grammar="compact"))
     )
     transcript, rewards, _ = play(wrapped, game, seed=5)
     assert rewards == raw_rewards  # the brackets ActionFormattingWrapper adds are taken off again
     pid, observation, _ = transcript[0]
     assert isinstance(observation, str)
     assert observation.startswith("\n[GAME] " + wrapped.text_env.prompt(wrapped.text_env.seats[pid]).system[:40])
-    later = [obs for p, obs, _ in transcript if p == pid][-1]
-    assert f"[Player {pid}] " in later  # its own earlier replies, as TextArena shows them
+    for player in {p for p, _, _ in transcript}:
+        turns = [(obs, reply) for p, obs, reply in transcript if p == player]
+        if len(turns) > 1:  # its own earlier reply, as TextArena shows it (bracketed by ActionFormattingWrapper)
+            assert f"[Player {player}] " in turns[1][0]
+            assert turns[0][1].strip("[]") in turns[1][0]
 
 
 def test_refused_reply_is_retried_then_defaulted_within_the_error_allowance() -> None:
@@ -149,48 +154,54 @@ def test_another_packages_id_is_not_replaced(monkeypatch: pytest.MonkeyPatch) ->
     assert before == ENV_REGISTRY
 
 
-def test_same_seed_same_match_and_global_random_untouched() -> None:
+def test_playing_never_touches_the_global_random() -> None:
     random.seed(1234)
     state = random.getstate()
-    runs = [play(ta.make(textarena_env_id(game), config=small_config(game)), game, seed=9) for game in GAMES]
-    again = [play(ta.make(textarena_env_id(game), config=small_config(game)), game, seed=9) for game in GAMES]
+    digests()
+    unseeded = ta.make(textarena_env_id("split_100"))
+    unseeded.reset(num_players=2)  # no seed: one from the OS
+    assert isinstance(unseeded.seed, int)
     assert random.getstate() == state
-    assert runs == again
+
+
+def digests() -> dict[str, list[Any]]:
+    """Each game's transcript under LLMObservationWrapper (hashed) and rewards, seed 11."""
+    out: dict[str, list[Any]] = {}
+    for game in GAMES:
+        env = ta.wrappers.LLMObservationWrapper(ta.make(textarena_env_id(game), config=small_config(game)))
+        transcript, rewards, _ = play(env, game, seed=11)
+        out[game] = [hashlib.sha256(repr(transcript).encode()).hexdigest(), sorted(rewards.items())]
+    return out
 
 
 SCRIPT = """
-import hashlib, json, random, sys
+import json, random, sys
 random.seed(0)
 before = random.getstate()
-import textarena as ta
 from negotiation_platform.llm_rl.textarena_env import register_textarena_envs
-sys.path.insert(0, sys.argv[1])
-from test_llm_rl_textarena import GAMES, play, small_config
-register_textarena_envs()
+register_textarena_envs()  # imports TextArena, which moves the global random: it must be put back
 untouched = random.getstate() == before
-out = {}
-for game in GAMES:
-    transcript, rewards, info = play(
-        ta.wrappers.LLMObservationWrapper(ta.make(f"Negotiation-{game}-v0", config=small_config(game))), game, 11
-    )
-    out[game] = [hashlib.sha256(repr(transcript).encode()).hexdigest(), sorted(rewards.items())]
-print(json.dumps({"untouched": untouched and random.getstate() == before, "games": out}))
+sys.path.insert(0, sys.argv[1])
+from test_llm_rl_textarena import digests
+games = digests()
+print(json.dumps({"untouched": untouched, "games": games}))
 """
 
 
 def test_deterministic_across_hash_seeds_and_registering_keeps_global_random() -> None:
-    outputs = []
-    for hash_seed in ("0", "1"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        done = subprocess.run(
-            [sys.executable, "-c", SCRIPT, str(ROOT / "tests")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-        )
-        outputs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert outputs[0]["untouched"] is True
-    assert outputs[0] == outputs[1]
-    assert set(outputs[0]["games"]) == set(GAMES)
+    """A second interpreter with another hash seed: registering there (TextArena's first import) keeps
+    the global random, and every game plays the same observations and rewards as here."""
+    hash_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
+    with subprocess.Popen(  # runs while this interpreter plays the same games
+        [sys.executable, "-c", SCRIPT, str(ROOT / "tests")],
+        env={**os.environ, "PYTHONHASHSEED": hash_seed, "HF_HUB_OFFLINE": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
+        here = json.loads(json.dumps(digests()))
+        out, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err
+    there = json.loads(out.strip().splitlines()[-1])
+    assert there["untouched"] is True
+    assert there["games"] == here

@@ -19,6 +19,7 @@ import textarena as ta
 from pydantic import BaseModel, Field
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.llm_rl.grammar import Grammar
 from negotiation_platform.llm_rl.text_env import TextEnv, TextStep
 from negotiation_platform.registry import Registry
 
@@ -61,7 +62,7 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
         game: str,
         config: dict[str, Any] | None = None,
         registry: Registry | None = None,
-        grammar: str = "json",
+        grammar: Grammar = "json",
         error_allowance: int = 1,
     ) -> None:
         self.game = game
@@ -82,20 +83,16 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
 
     def reset(self, num_players: int, seed: int | None = None) -> None:
         """A fresh match; `seed=None` draws one from the OS, never from the global `random`."""
-        seats = self.registry.game(self.game).spec.roles
-        if not seats.min_players <= num_players <= seats.max_players:
-            raise NegotiationError(
-                ErrorCode.INVALID_ARGUMENT,
-                f"{self.game} is played by {seats.min_players}..{seats.max_players} players, not {num_players}",
-            )
         match_seed = secrets.randbelow(2**31) if seed is None else seed
-        retries = self.error_allowance
-        text_env = TextEnv(self.game, config=self.config, registry=self.registry, grammar=self.grammar, max_retries=retries)
+        text_env = TextEnv(
+            self.game,
+            config=self.config,
+            registry=self.registry,
+            grammar=self.grammar,
+            max_retries=self.error_allowance,
+            players=num_players,
+        )
         text_env.reset(seed=match_seed)
-        if len(text_env.seats) != num_players:
-            raise NegotiationError(
-                ErrorCode.INVALID_ARGUMENT, f"{self.game} seats {len(text_env.seats)} players, not {num_players}"
-            )
         state = NegotiationState(num_players, self.error_allowance)
         state.standard_resets(role_mapping={pid: f"Player {pid}" for pid in range(num_players)})
         for pid, seat in enumerate(text_env.seats):
