@@ -135,8 +135,12 @@ def test_zero_error_allowance_set_after_reset_defaults_at_once() -> None:
     assert env.close()[1][pid]["invalid_move"] is True
 
 
-def test_wrong_player_count_is_refused() -> None:
+def test_wrong_player_count_and_loop_before_reset_are_refused() -> None:
     env = ta.make(textarena_env_id("split_100"))
+    for call in (env.get_observation, env.close, lambda: env.step("accept")):
+        with pytest.raises(NegotiationError) as early:
+            call()
+        assert early.value.code is ErrorCode.NOT_STARTED
     with pytest.raises(NegotiationError) as refused:
         env.reset(num_players=3, seed=1)
     assert refused.value.code is ErrorCode.INVALID_ARGUMENT

@@ -122,9 +122,20 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
         )
         return state.done, info.model_dump()
 
+    def get_observation(self) -> tuple[int, list[tuple[int, str, Any]]]:
+        """The current player and what it has been shown since it was last asked (TextArena's messages)."""
+        state = self._started()
+        return state.current_player_id, state.get_current_player_observation()
+
     def close(self) -> tuple[dict[int, float] | None, dict[int, dict[str, Any]]]:
         """`(rewards, game_info)`: rewards per player id (None before the match ends)."""
-        return self.state.rewards, self.state.game_info
+        state = self._started()
+        return state.rewards, state.game_info
+
+    def _started(self) -> NegotiationState:
+        """The state, refused before `reset`."""
+        _ = self.text_env
+        return self.state
 
     def _record(self, pid: int, result: TextStep) -> None:
         """Count the reply as TextArena would: a refusal stays on the player, anything played moves on."""
