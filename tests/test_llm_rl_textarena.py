@@ -109,6 +109,28 @@ def test_llm_observation_and_action_formatting_wrappers(game: str) -> None:
             assert turns[0][1].strip("[]") in turns[1][0]
 
 
+def test_simultaneous_phases_are_asked_in_turn_with_replies_hidden() -> None:
+    """Where several seats are awaited, one is asked at a time (lowest id first) and a reply changes
+    nothing the seats still awaited are shown."""
+    checked = 0
+    for game in GAMES:
+        env = ta.make(textarena_env_id(game), config=small_config(game))
+        env.reset(num_players=players(game), seed=3)
+        rng, done = random.Random(3), False
+        while not done:
+            pid, _ = env.get_observation()
+            text_env = env.text_env
+            awaited = text_env.to_move()
+            assert text_env.seats[pid] == min(awaited, key=text_env.seats.index)
+            before = {seat: text_env.prompt(seat).user for seat in awaited if seat != text_env.seats[pid]}
+            done, _ = env.step(text_env.legal_reply(text_env.seats[pid], rng))
+            for seat, shown in before.items():
+                if not done and seat in text_env.to_move():
+                    assert text_env.prompt(seat).user == shown
+                    checked += 1
+    assert checked > 0
+
+
 def test_refused_reply_is_retried_then_defaulted_within_the_error_allowance() -> None:
     env = ta.make(textarena_env_id("split_100"))
     env.reset(num_players=2, seed=1)
