@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 
 class ErrorCode(StrEnum):
     """The stable error codes an agent can branch on."""
@@ -83,3 +85,11 @@ def http_status(code: ErrorCode) -> int:
 class CannotStart(Exception):
     """Why a command cannot start serving or playing (a store it must not use, a port it cannot listen
     on): one line for a person. Raised below the CLI, which ends the command with it (exit status 1)."""
+
+
+class ErrorBody(BaseModel):
+    """A refusal as every transport sends it (`{"error": ErrorBody}`), and as a peer's answer is read."""
+
+    code: ErrorCode = Field(description="A stable code to branch on, e.g. not_your_turn or invalid_payload.")
+    message: str = Field(description="What was wrong and what is allowed.")
+    details: dict[str, Any] = Field(default_factory=dict, description="More about it, e.g. the field refused.")

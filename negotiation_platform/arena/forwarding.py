@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from negotiation_platform.arena.limits import CALLER, Caller
-from negotiation_platform.arena.peer_answer import ANSWER_SECONDS, BadAnswer, answer_of, post
+from negotiation_platform.arena.peer_answer import ANSWER_SECONDS, AnswerModels, BadAnswer, answer_of, post
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 
 if TYPE_CHECKING:
@@ -107,9 +107,10 @@ def peer_endpoint(owner: str | None) -> str | None:
 class Peers:
     """What a process needs to forward: the shared secret, and the store whose leases name the holders."""
 
-    def __init__(self, secret: bytes, persistence: Persistence) -> None:
+    def __init__(self, secret: bytes, persistence: Persistence, answers: AnswerModels) -> None:
         self.secret = secret
         self.persistence = persistence
+        self.answers = answers
         self._client: httpx.AsyncClient | None = None
 
     async def holder(self, match_id: str) -> str | None:
@@ -133,7 +134,7 @@ class Peers:
             TIME_HEADER: stamp,
             SIGNATURE_HEADER: signature(self.secret, stamp, body),
         }
-        return answer_of(name, await post(self._client, endpoint, body, headers))
+        return answer_of(name, await post(self._client, endpoint, body, headers), self.answers)
 
 
 async def forward(
@@ -216,9 +217,11 @@ def read_secret(path: str) -> bytes:
     return secret
 
 
-def peers_for(secret_file: str | None, instance: str | None, persistence: Persistence | None) -> Peers | None:
-    """The `Peers` of `--peer-secret-file` (None without one); it needs `--instance` to be the URL peers
-    reach this process at, and a store (`CannotStart` otherwise)."""
+def peers_for(
+    secret_file: str | None, instance: str | None, persistence: Persistence | None, answers: AnswerModels
+) -> Peers | None:
+    """The `Peers` of `--peer-secret-file` (None without one), reading each peer's answer by `answers`;
+    it needs `--instance` to be the URL peers reach this process at, and a store (`CannotStart` otherwise)."""
     if secret_file is None:
         return None
     if peer_endpoint(instance) is None:
@@ -230,7 +233,7 @@ def peers_for(secret_file: str | None, instance: str | None, persistence: Persis
         raise CannotStart("--peer-secret-file needs a shared --store (a postgresql:// URL)")
     if importlib.util.find_spec("httpx") is None:
         raise CannotStart('--peer-secret-file needs httpx: pip install "negotiation-platform[view]"')
-    return Peers(secret, persistence)
+    return Peers(secret, persistence, answers)
 
 
 def decode(body: bytes) -> ForwardedCall:

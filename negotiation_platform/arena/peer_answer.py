@@ -2,7 +2,7 @@
 
 The peer is named by the store, not trusted: its answer is read up to `MAX_ANSWER_BYTES` within
 `ANSWER_SECONDS`, and accepted only in the shared models of an answer (`{"result": ...}` in the
-operation's answer model, or `{"error": ...}` as a `catalogue.answers.ErrorBody`). Anything else is a
+operation's answer model, or `{"error": ...}` as a `errors.ErrorBody`). Anything else is a
 `BadAnswer` saying what was wrong (never echoing the answer), which `forwarding.forward` turns into a
 structured refusal; a peer's `details` travel as details and never replace its code or message.
 """
@@ -10,12 +10,12 @@ structured refusal; a peer's `details` travel as details and never replace its c
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from negotiation_platform.catalogue.answers import ErrorBody
-from negotiation_platform.errors import NegotiationError
+from negotiation_platform.errors import ErrorBody, NegotiationError
 
 if TYPE_CHECKING:
     import httpx
@@ -76,11 +76,14 @@ async def _read(client: httpx.AsyncClient, endpoint: str, body: bytes, headers: 
         return bytes(read)
 
 
-def answer_of(operation: str, body: bytes) -> dict[str, Any]:
+AnswerModels = Callable[[str], type[BaseModel]]
+"""The answer model of an operation, by name (the catalogue's, handed down by the serving code: the
+arena sits below the catalogue and never imports it)."""
+
+
+def answer_of(operation: str, body: bytes, answers: AnswerModels) -> dict[str, Any]:
     """The peer's result for `operation`, checked against its answer model; its refusal raised as the
     same `NegotiationError`; `BadAnswer` for anything else."""
-    from negotiation_platform.catalogue.entries import CATALOGUE
-
     try:
         answer = PeerAnswer.model_validate_json(body)
     except ValidationError as wrong:
@@ -89,7 +92,7 @@ def answer_of(operation: str, body: bytes) -> dict[str, Any]:
         refusal = answer.error
         raise NegotiationError(refusal.code, refusal.message, **refusal.details)
     assert answer.result is not None
-    model = BoundContext if operation == "bind_context" else CATALOGUE[operation].answer
+    model = BoundContext if operation == "bind_context" else answers(operation)
     try:
         model.model_validate(answer.result, strict=True)
     except ValidationError as wrong:

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
-from negotiation_platform.errors import ErrorCode
+from negotiation_platform.errors import ErrorBody as ErrorBody  # the shared error model, declared below the arena
 
 MORE = f"Whether more events follow `cursor` (a page holds at most {MAX_PAGE_EVENTS}): call again from there."
 
@@ -127,12 +127,6 @@ class MatchList(_Open):
     matches: list[MatchSummary]
     limits: dict[str, Any] = Field(default_factory=dict, description="This server's limits and clocks.")
     next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null on the last.")
-
-
-class ErrorBody(BaseModel):
-    code: ErrorCode = Field(description="A stable code to branch on, e.g. not_your_turn or invalid_payload.")
-    message: str = Field(description="What was wrong and what is allowed.")
-    details: dict[str, Any] = Field(default_factory=dict, description="More about it, e.g. the field refused.")
 
 
 class Refusal(BaseModel):

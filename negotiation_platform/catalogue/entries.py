@@ -167,3 +167,8 @@ CATALOGUE: dict[str, Operation] = {
         ),
     )
 }
+
+
+def answer_model(name: str) -> type[BaseModel]:
+    """The answer model of operation `name` (how a peer process's answer to a forwarded call is read)."""
+    return CATALOGUE[name].answer

@@ -37,6 +37,7 @@ from negotiation_platform.arena.policy import (
     DEFAULT_TURN_TIMEOUT,
     ArenaPolicy,
 )
+from negotiation_platform.catalogue.entries import answer_model
 from negotiation_platform.cli.parsing import add_store_argument
 from negotiation_platform.store import MEMORY, default_location, masked
 
@@ -183,7 +184,7 @@ def attach_served_store(arena: Arena, args: argparse.Namespace, instance: str) -
     --instance names one (a store that cannot be used is `CannotStart`: the command's exit); with
     --peer-secret-file, calls for matches other processes hold are forwarded to them."""
     persistence = attach_store(arena, args.store, args.instance or instance, args.lease_seconds)
-    arena.peers = peers_for(args.peer_secret_file, args.instance, persistence)
+    arena.peers = peers_for(args.peer_secret_file, args.instance, persistence, answer_model)
 
 
 def add_exposure_arguments(parser: argparse.ArgumentParser) -> None:
