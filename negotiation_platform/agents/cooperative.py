@@ -15,10 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from negotiation_platform.agents.base import Decision, OutgoingMessage
-from negotiation_platform.agents.claims import claim, claim_action, quiet_action
-from negotiation_platform.agents.offers import bargain_toward
-from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.agents.base import OutgoingMessage
+from negotiation_platform.agents.claims import ClaimingAgent, claim
 
 PRIVATE_KEYS = ("your_values", "your_hand")
 """What a view may hold privately about values, and what the agent tells the other side."""
@@ -26,51 +24,36 @@ BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 """Rock-paper-scissors hands: the winner values the goods more (as in Trust-and-Split)."""
 
 
-class CooperativeAgent:
+class CooperativeAgent(ClaimingAgent):
     """Fair offers, fair acceptance, and welfare-maximising splits where the values are known."""
 
-    reads_prompt = False
+    kind = "cooperative"
 
-    reads_turn_in_place = True
-
-    def __init__(self, seed: int = 0, name: str = "cooperative") -> None:
-        self.name = name
-        self._fallback = RandomAgent(seed=seed, name=name)
+    def __init__(self, seed: int = 0, name: str | None = None) -> None:
+        super().__init__(seed=seed, name=name)
         self._heard: dict[int, dict[str, Any]] = {}
         """Per round, what the other side last said as a JSON object."""
 
+    def target(self, best: float, reservation: float) -> float:
+        return (best + reservation) / 2
+
     def observe(self, turn: dict[str, Any]) -> None:
         """Remember the other side's JSON messages by round; show the turn to the random fallback."""
-        self._fallback.observe(turn)
+        super().observe(turn)
         for event in turn.get("events", ()):
             if event["kind"] == "message" and event["actor"] != turn.get("agent_id"):
                 said = _json_object(event["data"].get("content", ""))
                 if said is not None:
                     self._heard[event["round"]] = said
 
-    def decide(self, turn: dict[str, Any]) -> Decision:
-        self.observe(turn)
-        allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
-        position = turn.get("bargaining")
-        if position:
-            decision = bargain_toward(position, allowed, lambda best, reservation: (best + reservation) / 2)
-            if decision is not None:
-                return decision
+    def say(self, turn: dict[str, Any]) -> list[OutgoingMessage]:
+        """What the view shows privately about values, as a JSON object (nothing when it shows none)."""
         view = turn.get("view") or {}
-        action = claim_action(allowed)
-        if action is not None:
-            return Decision(action=action["name"], payload=self._split(turn, view, action))
         told = {key: view[key] for key in PRIVATE_KEYS if key in view}
-        messaging = turn.get("messaging") or {}
-        message = [OutgoingMessage(json.dumps(told, sort_keys=True))] if told and messaging.get("public") else []
-        if message and messaging.get("uses_turn"):
-            return Decision(messages=message)
-        quiet = quiet_action(allowed)
-        if quiet is not None:
-            return Decision(messages=message, action=quiet)
-        return self._fallback.decide(turn)
+        return [OutgoingMessage(json.dumps(told, sort_keys=True))] if told else []
 
-    def _split(self, turn: dict[str, Any], view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    def split(self, turn: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+        view = turn.get("view") or {}
         mine, theirs = self._values(turn, view)
         starts = view.get("starting_agent") == turn.get("agent_id")
 
