@@ -83,6 +83,14 @@ def test_eval_social_cli_scores_the_round_robin(
         assert p["efficiency"]["mean"] == pytest.approx(p["collective"]["mean"] / pot)
     assert json.loads((tmp_path / "social.json").read_text()) == report
     assert len((tmp_path / "matches.jsonl").read_text().splitlines()) == 16 * 3
+    if game == "split_100":  # `report` on the folder adds the social tables (once: figures take time)
+        pytest.importorskip("matplotlib")
+        from negotiation_platform.report import write_report
+
+        write_report(tmp_path)
+        page = (tmp_path / "report.md").read_text()
+        assert "## Social evaluation of split_100: agents" in page
+        assert "| cooperative | cooperative | 50.00 [50.00, 50.00] | 50.00 [50.00, 50.00] | 100.00" in page
     if game == "trust_and_split":  # the one with chance in it (hands, random's draws): same seed, same report
         again = eval_social(*args)
         assert again.returncode == 0, again.stderr

@@ -228,7 +228,9 @@ def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -
 
 
 def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    from negotiation_platform.llm_rl.social import evaluate_social, social_tables
+    from rich.table import Table
+
+    from negotiation_platform.llm_rl.social import SOCIAL, evaluate_social, social_sections
 
     if args.matches < 1:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--matches must be at least 1.")
@@ -243,10 +245,13 @@ def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Conso
         registry=registry,
     )
     if args.out is not None:
-        (Path(args.out) / "social.json").write_text(report.model_dump_json(indent=2))
+        (Path(args.out) / SOCIAL).write_text(report.model_dump_json(indent=2))
     if args.json:
         print(report.model_dump_json(indent=2))
         return 0
-    for table in social_tables(report):
+    for section in social_sections(report):
+        table = Table(*(column.title for column in section.columns), title=section.title, caption=section.note)
+        for row in section.rows:
+            table.add_row(*row)
         console.print(table)
     return 0

@@ -24,8 +24,11 @@ from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+from negotiation_platform.report_format import Column, Section, Unit, cell
 
 GREEDY = "greedy"
+SOCIAL = "social.json"
+"""What `eval-social --out DIR` writes beside DIR/matches.jsonl; `report DIR` adds its tables."""
 RESAMPLES = 2000
 LEVEL = 0.95
 METHOD = f"{LEVEL:.0%} percentile bootstrap over matches, {RESAMPLES} resamples"
@@ -66,7 +69,7 @@ class AgentScore(BaseModel):
 
 
 class SocialReport(BaseModel):
-    """What `eval-social` prints (`--json`) and writes to social.json."""
+    """What `eval-social` prints (`--json`) and writes to social.json, where `report` finds it."""
 
     model_config = ConfigDict(frozen=True)
     game: str
@@ -179,30 +182,53 @@ def _agent(rows: list[dict[str, Any]], agent: str, best: float | None, rng: np.r
     )
 
 
-def social_tables(report: SocialReport) -> list[Any]:
-    """The report as rich tables: the agents, then every line-up."""
-    from rich.table import Table
-
-    agents = Table(title=f"{report.game}: {report.matches} matches per line-up; {report.interval}")
-    for column in ("agent", "payoff", "vs greedy", "self-play collective", "self-play efficiency"):
-        agents.add_column(column)
-    for score in report.agents:
-        agents.add_row(
-            score.agent,
-            _shown(score.payoff),
-            _shown(score.vs_greedy),
-            _shown(score.self_play_collective),
-            _shown(score.self_play_efficiency),
-        )
-    pairs = Table(title=f"line-ups (maximum collective payoff: {report.max_collective_payoff})")
-    for column in ("seat 0", "seat 1", "payoff 0", "payoff 1", "collective", "efficiency"):
-        pairs.add_column(column)
-    for pair in report.pairs:
-        pairs.add_row(
-            *pair.agents, *(_shown(p) for p in pair.payoffs), _shown(pair.collective), _shown(pair.efficiency)
-        )
+def social_sections(report: SocialReport) -> list[Section]:
+    """The report as two tables, the agents and every line-up (for `eval-social` and the `report` pages)."""
+    note = f"{report.game}: {report.matches} matches per line-up; {report.interval}."
+    agents = Section(
+        f"Social evaluation of {report.game}: agents",
+        [
+            Column(title, Unit.TEXT)
+            for title in ("agent", "payoff", "vs greedy", "self-play collective", "self-play efficiency")
+        ],
+        [
+            [
+                score.agent,
+                _shown(score.payoff, Unit.AMOUNT),
+                _shown(score.vs_greedy, Unit.AMOUNT),
+                _shown(score.self_play_collective, Unit.AMOUNT),
+                _shown(score.self_play_efficiency, Unit.SHARE),
+            ]
+            for score in report.agents
+        ],
+        note=note,
+    )
+    best = (
+        "not fixed by the config"
+        if report.max_collective_payoff is None
+        else cell(report.max_collective_payoff, Unit.AMOUNT)
+    )
+    pairs = Section(
+        f"Social evaluation of {report.game}: line-ups",
+        [
+            Column(title, Unit.TEXT)
+            for title in ("seat 0", "seat 1", "payoff 0", "payoff 1", "collective", "efficiency")
+        ],
+        [
+            [
+                *pair.agents,
+                *(_shown(p, Unit.AMOUNT) for p in pair.payoffs),
+                _shown(pair.collective, Unit.AMOUNT),
+                _shown(pair.efficiency, Unit.SHARE),
+            ]
+            for pair in report.pairs
+        ],
+        note=f"Collective payoff is both seats' payoffs summed; efficiency divides it by the maximum ({best}).",
+    )
     return [agents, pairs]
 
 
-def _shown(value: Interval | None) -> str:
-    return "—" if value is None else f"{value.mean:.3g} [{value.low:.3g}, {value.high:.3g}]"
+def _shown(value: Interval | None, unit: Unit) -> str:
+    if value is None:
+        return cell(None, unit)
+    return f"{cell(value.mean, unit)} [{cell(value.low, unit)}, {cell(value.high, unit)}]"
