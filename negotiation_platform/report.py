@@ -21,6 +21,7 @@ from negotiation_platform.analysis import analyze, failure_summary
 from negotiation_platform.analysis.metrics import role_point
 from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.llm_rl.social import SOCIAL, SocialReport, social_sections
 from negotiation_platform.registry import Registry
 from negotiation_platform.report_format import Column, Section, Unit, axis_amount, html_page, markdown_page
 from negotiation_platform.tournament import RESULTS, failure_rows, finished_rows
@@ -77,6 +78,9 @@ def write_report(
     marked = marked_matches(rows)
     if marked:
         sections.append(_endpoint_section(marked, keep_failed_llm))
+    social = out / SOCIAL
+    if social.exists():  # `eval-social --out` wrote this folder: its tables join the report
+        sections.extend(social_sections(SocialReport.model_validate_json(social.read_text())))
     failures = failure_summary(failure_rows(out))
     if failures:
         sections.append(_failures_section(failures))

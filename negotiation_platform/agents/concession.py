@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from negotiation_platform.agents.base import Decision
-from negotiation_platform.agents.offers import field_offer, menu_offer
+from negotiation_platform.agents.offers import bargain_toward
 from negotiation_platform.agents.random_agent import RandomAgent
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS
 
@@ -73,25 +73,4 @@ class ConcessionAgent:
 
     def _bargain(self, turn: dict[str, Any], position: dict[str, Any], allowed: dict[str, Any]) -> Decision | None:
         progress = turn["round"] / (turn["rounds"] + 1)
-        if "menu" in position:
-            best = max(item["utility"] for item in position["menu"])
-            target = self.target(best, position["batna"], progress)
-            standing, better_is_higher = position.get("standing_utility"), True
-        else:
-            target = self.target(position["best"], position["reservation"], progress)
-            standing, better_is_higher = position.get("standing"), position["best"] >= position["reservation"]
-        accept = position.get("accept_action")
-        if (
-            accept in allowed
-            and standing is not None
-            and (standing >= target if better_is_higher else standing <= target)
-        ):
-            return Decision(action=accept)
-        if position["action"] not in allowed:
-            return None
-        if "menu" in position:
-            payload = menu_offer(position["menu"], target, position.get("standing_offer"))
-            return None if payload is None else Decision(action=position["action"], payload=payload)
-        return Decision(
-            action=position["action"], payload=field_offer(allowed[position["action"]], position["field"], target)
-        )
+        return bargain_toward(position, allowed, lambda best, reservation: self.target(best, reservation, progress))

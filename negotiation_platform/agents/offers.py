@@ -8,7 +8,37 @@ agent's own utility for each.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
+
+from negotiation_platform.agents.base import Decision
+
+
+def bargain_toward(
+    position: dict[str, Any], allowed: dict[str, Any], target_of: Callable[[float, float], float]
+) -> Decision | None:
+    """Accept the standing offer when it is worth the target, else offer the target (None: neither is open).
+
+    `target_of(best, reservation)` gives the target in the position's terms: the field's value, or a
+    utility for a menu (whose reservation is the BATNA). The scripted negotiators differ only in it.
+    """
+    if "menu" in position:
+        target = target_of(max(item["utility"] for item in position["menu"]), position["batna"])
+        standing, better_is_higher = position.get("standing_utility"), True
+    else:
+        target = target_of(position["best"], position["reservation"])
+        standing, better_is_higher = position.get("standing"), position["best"] >= position["reservation"]
+    accept = position.get("accept_action")
+    if accept in allowed and standing is not None and (standing >= target if better_is_higher else standing <= target):
+        return Decision(action=accept)
+    if position["action"] not in allowed:
+        return None
+    if "menu" in position:
+        payload = menu_offer(position["menu"], target, position.get("standing_offer"))
+        return None if payload is None else Decision(action=position["action"], payload=payload)
+    return Decision(
+        action=position["action"], payload=field_offer(allowed[position["action"]], position["field"], target)
+    )
 
 
 def field_offer(action: dict[str, Any], field: str, value: float) -> dict[str, Any]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from negotiation_platform.agents.batna_aware import BatnaAwareAgent
 from negotiation_platform.agents.concession import ConcessionAgent
+from negotiation_platform.agents.cooperative import CooperativeAgent
+from negotiation_platform.agents.greedy import GreedyAgent
 from negotiation_platform.agents.random_agent import RandomAgent
 from negotiation_platform.registry.hookspecs import hookimpl
 
@@ -16,7 +18,13 @@ LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
 
 @hookimpl
 def register_agents() -> dict[str, Any]:
-    agents: dict[str, Any] = {"random": RandomAgent, "concession": ConcessionAgent, "batna": BatnaAwareAgent}
+    agents: dict[str, Any] = {
+        "random": RandomAgent,
+        "concession": ConcessionAgent,
+        "batna": BatnaAwareAgent,
+        "greedy": GreedyAgent,
+        "cooperative": CooperativeAgent,
+    }
     if LLM_AVAILABLE:
         from negotiation_platform.agents.llm import LLMAgent
 

@@ -33,6 +33,7 @@ from negotiation_platform.cli.progress import stderr_progress
 from negotiation_platform.cli.research import (
     add_llm_options,
     add_research_commands,
+    cmd_eval_social,
     cmd_report,
     cmd_tournament,
     llm_agent_options,
@@ -409,6 +410,7 @@ COMMANDS: dict[str, Command] = {
     "simulate": cmd_simulate,
     "tournament": cmd_tournament,
     "report": cmd_report,
+    "eval-social": cmd_eval_social,
     "matches": cmd_matches,
     "export": cmd_export,
     "new-game": cmd_new_game,

@@ -55,6 +55,22 @@ def add_research_commands(sub: Any) -> None:
     tournament.add_argument(
         "--prices", default=None, help="price table (.json or .toml): USD per million tokens per model, for costs"
     )
+    social = sub.add_parser(
+        "eval-social",
+        help="round-robin with self-play, scored for collective payoff, split efficiency and robustness to greedy",
+        description="Play every ordered pair of the agents, self-play included (greedy joins when not named), "
+        "--matches times each (match seeds 0..N-1), and report each agent's payoff, its payoff against greedy, "
+        "collective payoff (both seats summed) and split efficiency (collective over the game's maximum), each "
+        "with a 95%% percentile-bootstrap interval over matches drawn with --seed.",
+    )
+    social.add_argument("game", help="a two-seat game id, as `games` lists it")
+    social.add_argument("--agents", nargs="+", required=True, help="agent specs, e.g. cooperative concession hf:DIR")
+    social.add_argument("--matches", type=int, default=10, help="matches per ordered pair (seeds 0..N-1)")
+    social.add_argument("--seed", type=int, default=0, help="seeds the bootstrap's generator")
+    social.add_argument("--config", type=json_object, default=None, help="the game's config as a JSON object")
+    social.add_argument("--workers", type=int, default=1, help="processes for scripted matches")
+    social.add_argument("--out", default=None, help="folder for matches.jsonl and social.json (re-runs resume)")
+    social.add_argument("--json", action="store_true", help="print the report as one JSON object")
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
     report.add_argument("dir", help="a folder written by `tournament`")
     report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
@@ -208,4 +224,34 @@ def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -
             args.dir, samples=args.samples, registry=registry, progress=step, keep_failed_llm=args.keep_failed_llm
         )
     console.print(f"wrote {len(written)} files: " + ", ".join(str(path) for path in written[:3]) + ", figures/…")
+    return 0
+
+
+def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    from rich.table import Table
+
+    from negotiation_platform.llm_rl.social import SOCIAL, evaluate_social, social_sections
+
+    if args.matches < 1:
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--matches must be at least 1.")
+    report = evaluate_social(
+        args.game,
+        args.agents,
+        matches=args.matches,
+        seed=args.seed,
+        config=args.config,
+        out=args.out,
+        workers=args.workers,
+        registry=registry,
+    )
+    if args.out is not None:
+        (Path(args.out) / SOCIAL).write_text(report.model_dump_json(indent=2))
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    for section in social_sections(report):
+        table = Table(*(column.title for column in section.columns), title=section.title, caption=section.note)
+        for row in section.rows:
+            table.add_row(*row)
+        console.print(table)
     return 0

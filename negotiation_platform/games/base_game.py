@@ -383,6 +383,12 @@ class BaseGame(ABC, Generic[ConfigT]):
         """For scripted negotiators: proposal action and field, best and reservation values, standing offer."""
         return None
 
+    @classmethod
+    def max_collective_payoff(cls, config: Any) -> float | None:
+        """The most the seats can earn together in a match under `config` (the pot of a split game), for
+        split efficiency in `eval-social`; None where the config alone does not fix it (values drawn per match)."""
+        return None
+
     def seat_roles(self) -> dict[str, str] | None:
         """Each player's role, for a spec with named roles (None: no named roles). By default seat i plays
         role i; a game that draws the roles (`RolesSpec.assignment` `seeded`) returns what it drew. The

@@ -86,6 +86,11 @@ class Split100Game(BaseGame[Split100Config]):
             ),
         )
 
+    @classmethod
+    def max_collective_payoff(cls, config: Split100Config) -> float:
+        """The pot: an agreement in the first round splits all of it (later rounds only discount it)."""
+        return float(config.total)
+
     def initialize_game(self, players: list[str]) -> bool:
         if len(players) != 2:
             raise ValueError("split_100 needs exactly 2 players")

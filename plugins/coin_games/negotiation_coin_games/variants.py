@@ -67,6 +67,11 @@ class TrustAndSplit(CoinGame[TrustConfig]):
         "the high value, the loser at the low value. Each agent sees only its own hand."
     )
 
+    @classmethod
+    def max_collective_payoff(cls, config: TrustConfig) -> float:
+        """Every round's coins to whoever values them more."""
+        return float(config.rounds * config.coins * max(config.winner_value, config.loser_value))
+
     def draw_round(self, starter: str) -> dict[str, Any]:
         if self.settings.hands == "alternating":
             winner_hand = self.rng.choice(HANDS)
@@ -196,6 +201,11 @@ class NoPress(CoinGame[NoPressConfig]):
         "Each round two agents split coins without talking. Values are public: the round's starting "
         "agent values a coin at the low value, the other agent at the high value."
     )
+
+    @classmethod
+    def max_collective_payoff(cls, config: NoPressConfig) -> float:
+        """Every round's coins to whoever values them more."""
+        return float(config.rounds * config.coins * max(config.starter_value, config.other_value))
 
     def draw_round(self, starter: str) -> dict[str, Any]:
         values = {
