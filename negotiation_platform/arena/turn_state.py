@@ -224,15 +224,7 @@ class TurnState(Mapping[str, Any]):
             raise StaleTurnState(f"`{key}` of a turn state first read after match {self.match_id} moved on")
         game = match.game
         if key == "allowed_actions":
-            return [
-                {
-                    "name": a.name,
-                    "description": a.description,
-                    "payload_schema": game.action_payload_schema(me, a),
-                    "remaining": match.remaining_uses(me, a),
-                }
-                for a in match.allowed_actions(me)
-            ]
+            return seat_actions(match, me)
         if key == "messaging":
             return match.message_allowance(me)
         if key == "view":
@@ -275,6 +267,21 @@ class Acted:
     def _page(self) -> EventPage:
         """The seat's page of the events the change caused (a logged event never changes)."""
         return seat_page(self._match, self._agent_id, self._before, self._until)
+
+
+def seat_actions(match: Match, agent_id: str) -> list[dict[str, Any]]:
+    """The actions `agent_id` may take now, as a turn state lists them: name, description, the payload's
+    JSON Schema as the game shows it to this seat, and the uses left (None: unlimited)."""
+    game = match.game
+    return [
+        {
+            "name": a.name,
+            "description": a.description,
+            "payload_schema": game.action_payload_schema(agent_id, a),
+            "remaining": match.remaining_uses(agent_id, a),
+        }
+        for a in match.allowed_actions(agent_id)
+    ]
 
 
 def _players(live: LiveMatch) -> list[str]:
