@@ -162,7 +162,8 @@ def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> fl
 
 
 def situation(turn: dict[str, Any]) -> str:
-    """The user message: the game's prompt, the legal actions with schemas, messaging, and any refusal."""
+    """The user message: the game's prompt, the legal actions with schemas, messaging, the other players'
+    messages among the turn's new events, and any refusal."""
     actions = [
         {"name": a["name"], "description": a["description"], "payload_schema": a["payload_schema"]}
         for a in turn.get("allowed_actions", [])
@@ -177,6 +178,13 @@ def situation(turn: dict[str, Any]) -> str:
         if messaging.get("public")
         else "Messages are closed this turn.",
     ]
+    said = [
+        f"{e['actor']}{' (to you)' if e['data'].get('to') else ''}: {e['data']['content']}"
+        for e in turn.get("events", ())
+        if e["kind"] == "message" and e["actor"] != turn.get("agent_id")
+    ]
+    if said:
+        parts.append("Messages since your last turn:\n" + "\n".join(said))
     if not actions:
         parts.append('No action is open: reply {"action_type": null, "message": "..."} to talk.')
     refusal = turn.get("refusal")

@@ -111,7 +111,7 @@ class Arena(Seats):
 
     async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
         entry = self.registry.game(_text("game_id", game_id))
-        spec = entry.cls.spec_for(self._config(entry, config))
+        spec = entry.cls.spec_for(game_config(entry, config))
         return {"game_id": entry.game_id, "rules": render_rules(spec), "spec": spec.model_dump(mode="json")}
 
     # --- seats ----------------------------------------------------------------------------
@@ -136,7 +136,7 @@ class Arena(Seats):
         play links (see `seat_links`).
         """
         entry = self.registry.game(_text("game_id", game_id))
-        parsed = self._config(entry, config)
+        parsed = game_config(entry, config)
         check_seed(seed)
         _name(name)
         spec = entry.cls.spec_for(parsed)
@@ -385,19 +385,6 @@ class Arena(Seats):
 
     # --- internals ------------------------------------------------------------------------
 
-    def _config(self, entry: GameEntry, config: Any) -> Any:
-        if config is not None and not isinstance(config, dict):
-            raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")
-        try:
-            return entry.cls.parse_config(config)
-        except ValidationError as exc:
-            problems = validation_problems(exc, "(config)")
-            raise NegotiationError(
-                ErrorCode.INVALID_CONFIG,
-                f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
-                problems=problems,
-            ) from None
-
     async def _evict(self) -> None:
         """Forget matches finished, or still waiting for players, longer than the policy's TTL
         (the store keeps finished ones; the waiting ones are abandoned there)."""
@@ -463,3 +450,18 @@ class Arena(Seats):
         """Default moves for seats that left, then the store write of everything since `before`."""
         play_for_absent(live)
         self._save(live, before, **change)
+
+
+def game_config(entry: GameEntry, config: Any) -> Any:
+    """`config` parsed by the game's config model, or refused as `INVALID_CONFIG` naming every problem."""
+    if config is not None and not isinstance(config, dict):
+        raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")
+    try:
+        return entry.cls.parse_config(config)
+    except ValidationError as exc:
+        problems = validation_problems(exc, "(config)")
+        raise NegotiationError(
+            ErrorCode.INVALID_CONFIG,
+            f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
+            problems=problems,
+        ) from None

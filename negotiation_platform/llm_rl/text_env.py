@@ -31,10 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import situation
 from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.arena.arena import game_config
 from negotiation_platform.arena.turn_state import seat_actions
 from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.engine.match import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.base_game import GameConfig
 from negotiation_platform.llm_rl import grammar as grammars
 from negotiation_platform.llm_rl.grammar import Grammar
 from negotiation_platform.registry import Registry
@@ -75,7 +77,7 @@ class TextEnv:
 
     Args:
         game_id: an installed game (see `Registry.games()`).
-        config: the game's config (None: its defaults).
+        config: the game's config (None: its defaults); a bad one is refused (`INVALID_CONFIG`).
         registry: where the game is found (None: a default registry, plugins included).
         grammar: "json" (the llm: agent's replies) or "compact" (`propose 55`).
         max_retries: refused replies a seat may follow with another try on one move; the next refusal
@@ -97,7 +99,8 @@ class TextEnv:
         if max_retries < 0:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "max_retries must be 0 or more.")
         self.game_id = game_id
-        self._game = (registry or Registry()).game(game_id).cls
+        entry = (registry or Registry()).game(game_id)
+        self._game = entry.cls
         roles = self._game.spec.roles
         count = roles.min_players if players is None else players
         if not roles.min_players <= count <= roles.max_players:
@@ -105,7 +108,7 @@ class TextEnv:
                 ErrorCode.INVALID_ARGUMENT,
                 f"{game_id} seats {roles.min_players}..{roles.max_players} players, not {count}.",
             )
-        self.config = dict(config) if config is not None else None
+        self.config: GameConfig = game_config(entry, dict(config) if config is not None else None)
         self.grammar: Grammar = grammar
         self.max_retries = max_retries
         self.seats: tuple[str, ...] = tuple(f"player_{i}" for i in range(1, count + 1))
@@ -119,6 +122,8 @@ class TextEnv:
         self._refused: dict[str, int] = dict.fromkeys(self.seats, 0)
         self._last_error: dict[str, str | None] = dict.fromkeys(self.seats)
         self._paid: dict[str, float] = dict.fromkeys(self.seats, 0.0)
+        self._seen: dict[str, int] = dict.fromkeys(self.seats, 0)
+        """Where each seat's log was at its last move: its prompt shows the messages that came after."""
         self.round_rewards: list[dict[str, float]] = []
 
     @property
@@ -155,18 +160,16 @@ class TextEnv:
         if decision is None:
             error = f"That reply was not usable: {problem}"
         else:
-            refused = self._carry_out(seat, decision)
+            refused = self._carry_out(seat, decision, bool(turn["messaging"].get("uses_turn")))
             if refused is None:
-                self._refused[seat], self._last_error[seat] = 0, None
-                return self._stepped(start, accepted=True)
+                return self._stepped(seat, start, accepted=True)
             error = f"Your previous move was refused by the arena: {refused.message} Fix it."
         self._refused[seat] += 1
         if self._refused[seat] <= self.max_retries:
             self._last_error[seat] = error
             return TextStep(accepted=False, error=error, rewards=dict.fromkeys(self.seats, 0.0), done=False)
-        self._refused[seat], self._last_error[seat] = 0, None
         self._match.play_default(seat, f"{self.max_retries + 1} refused replies in a row: {error}", forfeit=True)
-        return self._stepped(start, accepted=False, error=error, defaulted=True)
+        return self._stepped(seat, start, accepted=False, error=error, defaulted=True)
 
     def payoffs(self) -> dict[str, float]:
         """The final payoffs, as the match's `GameResult` gives them (refused before the match is over)."""
@@ -211,36 +214,42 @@ class TextEnv:
             "phase": match.phase,
             "allowed_actions": seat_actions(match, seat),
             "messaging": match.message_allowance(seat),
+            "events": [e.to_dict() for e in match.events_for(seat, self._seen[seat]) if e.kind is EventKind.MESSAGE],
         }
 
-    def _carry_out(self, seat: str, decision: Decision) -> NegotiationError | None:
-        """Send the decision's messages, then its action; on a refusal put the match back as it was."""
+    def _carry_out(self, seat: str, decision: Decision, uses_turn: bool) -> NegotiationError | None:
+        """Send the decision's messages, then its action (unless a message was the seat's whole turn, as a
+        phase may rule: `uses_turn`); on a refusal put the match back as it was."""
         before = self._match
-        if decision.messages and decision.action is not None:
+        if decision.messages and decision.action is not None and not uses_turn:
             self._match = copy.deepcopy(before)  # a message is logged at once: keep the match to go back to
         try:
             for message in decision.messages:
                 self._match.send_message(seat, message.content)
-            if decision.action is not None:
+            if decision.action is not None and not (decision.messages and uses_turn):
                 self._match.submit(seat, decision.action, decision.payload)
         except NegotiationError as refused:
             self._match = before
             return refused
         return None
 
-    def _stepped(self, start: int, *, accepted: bool, error: str | None = None, defaulted: bool = False) -> TextStep:
-        """The step's rewards: the per-round rewards its events report, and at the end the rest of the payoffs."""
+    def _stepped(
+        self, seat: str, start: int, *, accepted: bool, error: str | None = None, defaulted: bool = False
+    ) -> TextStep:
+        """`seat`'s move was made: its refusals are forgotten, and the step's rewards are the per-round rewards
+        its events report and, at the end, the rest of the payoffs."""
+        self._refused[seat], self._last_error[seat], self._seen[seat] = 0, None, len(self._match.events)
         rewards = dict.fromkeys(self.seats, 0.0)
         for event in self._match.events.since(start):
-            round_number, seat, reward = _round_reward(event)
-            if seat in rewards:
-                rewards[seat] += reward
-                self._credit(round_number, seat, reward)
+            round_number, rewarded, reward = _round_reward(event)
+            if rewarded in rewards:
+                rewards[rewarded] += reward
+                self._credit(round_number, rewarded, reward)
         if self.done:
-            for seat, payoff in self.payoffs().items():
-                rest = payoff - self._paid[seat]
-                rewards[seat] += rest
-                self._credit(self._match.round, seat, rest)
+            for rewarded, payoff in self.payoffs().items():
+                rest = payoff - self._paid[rewarded]
+                rewards[rewarded] += rest
+                self._credit(self._match.round, rewarded, rest)
         return TextStep(accepted=accepted, error=error, defaulted=defaulted, rewards=rewards, done=self.done)
 
     def _credit(self, round_number: int, seat: str, reward: float) -> None:
