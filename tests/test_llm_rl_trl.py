@@ -106,6 +106,21 @@ def test_unfinished_rollouts_are_scored_on_the_match_played_out_by_defaults() ->
     assert reward == env._env.payoffs()[env._env.seats[0]]
 
 
+def test_an_llm_endpoint_plays_the_other_seat_inside_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fake_openai import FakeModel, serve
+
+    model = FakeModel(json_mode=True)  # its first reply is malformed: the seat is asked again with the refusal
+    for endpoint in serve(model):
+        monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        env = make_trl_env("split_100", opponents="llm:fake-model")()
+        env.reset(seed=0)
+        answer = env.propose(mine=40)
+    assert answer.startswith("The match is over: your payoff is 40;"), answer  # the model prefers to accept
+    assert env.get_reward() == 40.0
+    assert len(model.requests) == 2 and "not usable" in model.requests[1]["messages"][-1]["content"]
+
+
 def test_bad_opponents_are_refused_when_the_class_is_made() -> None:
     with pytest.raises(NegotiationError) as refused:
         make_trl_env("split_100", opponents="self")
