@@ -11,6 +11,8 @@ from negotiation_platform.engine.event_log import played_by_default
 
 OWN_MOVES = frozenset({"action", "message"})
 """Event kinds that are a seat's own decisions (a default the engine played is marked `timed_out` or `forfeited`)."""
+CHATTER = ("Let's find a fair deal.", "I am listening.", "What do you propose?")
+"""What a random seat says where only talk is open."""
 
 
 class RandomAgent:
@@ -67,4 +69,4 @@ class RandomAgent:
 
     @staticmethod
     def _chatter(rng: random.Random) -> str:
-        return rng.choice(["Let's find a fair deal.", "I am listening.", "What do you propose?"])
+        return rng.choice(CHATTER)

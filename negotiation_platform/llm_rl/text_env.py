@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import situation
 from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.agents.random_agent import CHATTER
 from negotiation_platform.arena.arena import game_config
 from negotiation_platform.arena.turn_state import seat_actions
 from negotiation_platform.engine.events import Event, EventKind
@@ -43,8 +44,6 @@ from negotiation_platform.registry import Registry
 
 REWARD_KEY = "your_reward"
 """The key of a per-round reward in a game's notice to one seat (with the round's number under `round`)."""
-CHATTER = ("Let's find a fair deal.", "I am listening.", "What do you propose?")
-"""What `legal_reply` says where only talk is open."""
 
 
 class SeatPrompt(BaseModel):
