@@ -33,7 +33,8 @@ SPECIAL_TOKENS = [
     "<think>",
     "</think>",
 ]
-VOCAB_SIZE = 600
+VOCAB_SIZE = 2000
+"""An upper bound: the corpus is small, so the merges run out first (about 1,350 tokens)."""
 CHAT_TEMPLATE = Path(trl.__file__).parent / "chat_templates" / "qwen3.jinja"
 
 
@@ -69,17 +70,17 @@ def tiny_tokenizer() -> PreTrainedTokenizerFast:
 
 
 def tiny_model(tokenizer: PreTrainedTokenizerFast | None = None, seed: int = 0) -> Any:
-    """A two-layer Qwen2 of hidden size 32 over `tokenizer`'s vocabulary, its weights drawn with `seed`."""
+    """A one-layer Qwen2 of hidden size 16 over `tokenizer`'s vocabulary, its weights drawn with `seed`."""
     import torch
 
     tokenizer = tokenizer or tiny_tokenizer()
     config = Qwen2Config(
         vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
         max_position_embeddings=4096,
         tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id,
