@@ -127,6 +127,17 @@ def test_bad_opponents_are_refused_when_the_class_is_made() -> None:
     assert refused.value.code == ErrorCode.INVALID_ARGUMENT
     with pytest.raises(NegotiationError):
         make_trl_env("split_100", opponents="no_such_agent")
+    with pytest.raises(NegotiationError, match="not one of"):
+        make_trl_env("split_100", seat=2)
+    with pytest.raises(NegotiationError, match="other seats"):
+        make_trl_env("split_100", opponents=["concession", "random"])
+
+
+def test_the_second_seat_learns_after_the_opponent_opened() -> None:
+    env = make_trl_env("split_100", seat="player_2")()
+    env.reset(seed=0)
+    opened = [e for e in env._env.match.events if e.actor == "player_1" and e.data.get("action_type") == "propose"]
+    assert len(opened) == 1 and env._env.to_move() == ("player_2",)
 
 
 def test_seed_dataset_rows_are_chat_prompts_with_seeds() -> None:
