@@ -71,9 +71,11 @@ class HFAgent:
     Options = HFAgentOptions
 
     def __init__(self, seed: int = 0, name: str = "hf", target: str = "", **options: Any) -> None:
+        settings = read_options(HFAgentOptions, "hf", options)
+        model_directory(target)  # refused before torch is imported
+
         import torch
 
-        settings = read_options(HFAgentOptions, "hf", options)
         self.name = name
         self.directory = target
         self.settings = settings
@@ -146,14 +148,20 @@ def stop_tokens(model: Any, tokenizer: Any) -> set[int]:
     return {int(i) for i in [*ids, tokenizer.eos_token_id] if i is not None}
 
 
-def load(directory: str, device: str) -> tuple[Any, Any]:
-    """The model and tokenizer saved in `directory`, from its files only, kept for the next seat that names
-    them; a directory that is missing or holds no loadable model is `invalid_argument`."""
+def model_directory(directory: str) -> Path:
+    """`directory` as a path, or `invalid_argument` when there is no such directory."""
     path = Path(directory).expanduser()
     if not path.is_dir():
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"hf agents load a model from a directory: there is no directory {directory!r}."
         )
+    return path
+
+
+def load(directory: str, device: str) -> tuple[Any, Any]:
+    """The model and tokenizer saved in `directory`, from its files only, kept for the next seat that names
+    them; a directory that is missing or holds no loadable model is `invalid_argument`."""
+    path = model_directory(directory)
     key = (str(path.resolve()), device, tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.iterdir())))
     if key in LOADED:
         LOADED.move_to_end(key)
