@@ -42,8 +42,9 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
-REMOTE_KINDS = {"llm", "a2a", "mcp-llm"}
-"""Agent kinds that wait on someone else: their matches run as coroutines here, not in worker processes."""
+REMOTE_KINDS = {"llm", "a2a", "mcp-llm", "hf"}
+"""Agent kinds that take `--agent-config` options and whose matches run as coroutines here, not in worker
+processes: they wait on someone else, or (`hf`) on a model best loaded once in this process."""
 RESULTS = "matches.jsonl"
 FAILURES = "failures.jsonl"
 CHUNK = 32

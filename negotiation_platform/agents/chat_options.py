@@ -78,7 +78,7 @@ class EndpointOptions(BaseModel):
         )
 
 
-OptionsT = TypeVar("OptionsT", bound=EndpointOptions)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 def read_options(model: type[OptionsT], kind: str, options: Mapping[str, Any]) -> OptionsT:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import Field
@@ -101,40 +102,21 @@ class LLMAgent:
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
         self.caller.tally.moves += 1
-        refusal = turn.get("refusal")
-        self._refusals = self._refusals + 1 if refusal else 0
-        if self._refusals > self.max_refusals:
-            why = (refusal or {}).get("error", {}).get("message", "")
-            return Decision(forfeit=f"{self.max_refusals} refused moves in a row: {why}")
+        self._refusals, forfeit = refusal_forfeit(self._refusals, self.max_refusals, turn)
+        if forfeit is not None:
+            return forfeit
         deadline = move_deadline(self.move_seconds, turn.get("deadline_seconds"))
-        conversation = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": situation(turn)}]
-        problem = ""
-        where = {"round": turn.get("round"), "phase": turn.get("phase")}
-        for _ in range(self.max_replies):
-            try:
-                reply = await self._complete(conversation, deadline)
-            except CallsFailed as failed:
-                self.transcript.append({**where, "reply": None, "problem": f"endpoint: {failed}"})
-                return Decision(forfeit=self.caller.tally.lost(failed))
-            decision, problem = read_reply(reply.text, turn)
-            self.transcript.append(
-                {
-                    **where,
-                    "reply": reply.text,
-                    "problem": problem or None,
-                    "usage": reply.usage,
-                    "seconds": reply.seconds,
-                    "tries": reply.tries,
-                    "cache_hit": reply.cache_hit,
-                }
-            )
-            if decision is not None:
-                return decision
-            conversation += [
-                {"role": "assistant", "content": reply.text},
-                {"role": "user", "content": f"That reply was not usable: {problem} Reply with one JSON object only."},
-            ]
-        return Decision(forfeit=f"{self.max_replies} unusable replies: {problem}")
+
+        async def ask(conversation: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+            reply = await self._complete(conversation, deadline)
+            details = {"usage": reply.usage, "seconds": reply.seconds, "tries": reply.tries}
+            return reply.text, {**details, "cache_hit": reply.cache_hit}
+
+        try:
+            return await converse(turn, self.max_replies, ask, self.transcript)
+        except CallsFailed as failed:
+            self.transcript.append({**where(turn), "reply": None, "problem": f"endpoint: {failed}"})
+            return Decision(forfeit=self.caller.tally.lost(failed))
 
     async def _complete(self, conversation: list[dict[str, Any]], deadline: float | None) -> Reply:
         request: dict[str, Any] = {"messages": conversation, "temperature": self.temperature}
@@ -149,6 +131,47 @@ class LLMAgent:
             except JsonModeRefused:
                 self.json_mode = False  # the endpoint does not do JSON mode: ask plainly from now on
         return await self.caller.complete(request, deadline, draw=draw)
+
+
+Ask = Callable[[list[dict[str, Any]]], Awaitable[tuple[str, dict[str, Any]]]]
+"""Asks a model for its reply to a conversation: (the reply's text, what to record beside it)."""
+
+
+def where(turn: dict[str, Any]) -> dict[str, Any]:
+    """The round and phase a transcript entry belongs to."""
+    return {"round": turn.get("round"), "phase": turn.get("phase")}
+
+
+def refusal_forfeit(refusals: int, max_refusals: int, turn: dict[str, Any]) -> tuple[int, Decision | None]:
+    """The count of moves refused in a row with this turn's, and the forfeit once it passes `max_refusals`."""
+    refusal = turn.get("refusal")
+    refusals = refusals + 1 if refusal else 0
+    if refusals <= max_refusals:
+        return refusals, None
+    why = (refusal or {}).get("error", {}).get("message", "")
+    return refusals, Decision(forfeit=f"{max_refusals} refused moves in a row: {why}")
+
+
+async def converse(turn: dict[str, Any], max_replies: int, ask: Ask, transcript: list[dict[str, Any]]) -> Decision:
+    """One move of a chat model: the system message and `situation`, then, after each unusable reply,
+    what was wrong with it, up to `max_replies` replies (each recorded in `transcript`) before the
+    move is forfeited. Shared by every agent that reads the game as an `llm:` agent does."""
+    conversation: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": situation(turn)},
+    ]
+    problem = ""
+    for _ in range(max_replies):
+        text, details = await ask(conversation)
+        decision, problem = read_reply(text, turn)
+        transcript.append({**where(turn), "reply": text, "problem": problem or None, **details})
+        if decision is not None:
+            return decision
+        conversation += [
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": f"That reply was not usable: {problem} Reply with one JSON object only."},
+        ]
+    return Decision(forfeit=f"{max_replies} unusable replies: {problem}")
 
 
 def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> float | None:
