@@ -135,7 +135,8 @@ def _trainer(
     """The GRPOTrainer over the local model; on the CPU when no GPU is present."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback
-    from trl import GRPOConfig, GRPOTrainer
+    from trl.trainer.grpo_config import GRPOConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
 
     cuda = torch.cuda.is_available()
     tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
