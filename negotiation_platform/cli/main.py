@@ -36,6 +36,7 @@ from negotiation_platform.cli.research import (
     cmd_eval_social,
     cmd_report,
     cmd_tournament,
+    cmd_train_llm,
     llm_agent_options,
     tell_endpoint_failures,
 )
@@ -411,6 +412,7 @@ COMMANDS: dict[str, Command] = {
     "tournament": cmd_tournament,
     "report": cmd_report,
     "eval-social": cmd_eval_social,
+    "train-llm": cmd_train_llm,
     "matches": cmd_matches,
     "export": cmd_export,
     "new-game": cmd_new_game,

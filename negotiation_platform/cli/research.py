@@ -71,10 +71,75 @@ def add_research_commands(sub: Any) -> None:
     social.add_argument("--workers", type=int, default=1, help="processes for scripted matches")
     social.add_argument("--out", default=None, help="folder for matches.jsonl and social.json (re-runs resume)")
     social.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_train_llm(sub)
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
     report.add_argument("dir", help="a folder written by `tournament`")
     report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
     add_keep_failed_llm(report, "put them in the outcome tables, figures and ratings (they are listed either way)")
+
+
+def add_train_llm(sub: Any) -> None:
+    """`train-llm`: GRPO on a local causal LM with TRL (the `llm-rl` extra); see negotiation_platform.llm_rl.train."""
+    train = sub.add_parser(
+        "train-llm",
+        help="train a local language model on one seat of a game by GRPO (the llm-rl extra)",
+        description="Train the model in --model (a local folder, nothing downloaded) on the first seat of GAME "
+        "against --opponents with TRL's GRPOTrainer: each step plays --group-size rollouts from one seed, compared "
+        "with each other (the group-relative baseline). Writes OUT/final (the model and tokenizer; with --lora the "
+        "adapter is merged in and also kept in OUT/adapter), OUT/curve.csv and OUT/summary.json. Runs on the GPU "
+        "when there is one, else on the CPU. --algo ad-align (Advantage Alignment) is not available yet: it is "
+        "refused.",
+    )
+    train.add_argument("game", help="a game id, as `games` lists it")
+    train.add_argument("--model", required=True, help="a local model folder with its tokenizer and chat template")
+    train.add_argument(
+        "--algo", choices=["grpo", "ad-align"], default="grpo", help="grpo; ad-align is not available yet"
+    )
+    train.add_argument("--lora", action="store_true", help="train a LoRA adapter instead of every weight")
+    train.add_argument(
+        "--opponents", nargs="+", default=["concession"], help="agent specs for the other seats (one, or one each)"
+    )
+    train.add_argument("--group-size", type=int, default=4, help="rollouts per seed, compared with each other")
+    train.add_argument("--steps", type=int, default=100, help="optimisation steps (one seed each)")
+    train.add_argument("--max-completion-length", type=int, default=512, help="tokens a rollout may generate")
+    train.add_argument("--lr", type=float, default=1e-5, help="the optimiser's learning rate")
+    train.add_argument("--seed", type=int, default=0, help="seed of the run")
+    train.add_argument("--out", default="runs/train-llm", help="folder for final/, curve.csv and summary.json")
+    train.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+
+def cmd_train_llm(args: argparse.Namespace, registry: Registry, console: Console) -> int:
+    from importlib.util import find_spec
+
+    from negotiation_platform.llm_rl.train import train_llm
+
+    if missing := [name for name in ("torch", "transformers", "trl", "peft") if find_spec(name) is None]:
+        raise SystemExit(f"train-llm needs the llm-rl extra (pip install 'negotiation-platform[llm-rl]'): {missing}")
+    summary = train_llm(
+        args.game,
+        args.model,
+        out=args.out,
+        algo=args.algo,
+        lora=args.lora,
+        opponents=args.opponents,
+        group_size=args.group_size,
+        steps=args.steps,
+        seed=args.seed,
+        max_completion_length=args.max_completion_length,
+        learning_rate=args.lr,
+        registry=registry,
+    )
+    if args.json:
+        print(summary.model_dump_json(indent=2))
+        return 0
+    console.print(
+        f"{summary.game} grpo, {summary.steps} steps of {summary.group_size} rollouts on {summary.device} "
+        f"in {summary.seconds:.1f} s: mean reward {summary.start_mean_reward} → {summary.end_mean_reward}; "
+        f"wrote {Path(args.out) / 'final'}, curve.csv, summary.json",
+        soft_wrap=True,
+        markup=False,
+    )
+    return 0
 
 
 def add_keep_failed_llm(parser: argparse.ArgumentParser, what: str) -> None:

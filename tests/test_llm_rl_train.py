@@ -1,0 +1,105 @@
+"""`train-llm` as a real subprocess: GRPO on CPU with the tiny offline model, its files, and its refusals."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+SUMMARY_FIELDS = {"game", "algo", "model", "steps", "group_size", "seed", "start_mean_reward", "end_mean_reward"}
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model and its tokenizer (tests/llm_rl_models.py) saved as a local model folder."""
+    from tests.llm_rl_models import tiny_model, tiny_tokenizer
+
+    folder = tmp_path_factory.mktemp("tiny-model")
+    tokenizer = tiny_tokenizer()
+    tiny_model(tokenizer).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def train_llm(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRL_EXPERIMENTAL_SILENCE": "1", "CUDA_VISIBLE_DEVICES": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "negotiation_platform.cli.main", "train-llm", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def tiny_run(model_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return train_llm(
+        "split_100", "--model", str(model_dir), "--algo", "grpo", "--steps", "2", "--group-size", "4",
+        "--max-completion-length", "16", "--out", str(out), *extra,
+    )  # fmt: skip
+
+
+def test_grpo_writes_the_final_model_the_curve_and_the_summary(model_dir: Path, tmp_path: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    done = tiny_run(model_dir, tmp_path / "run", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert set(summary) >= SUMMARY_FIELDS
+    assert (summary["game"], summary["algo"], summary["steps"], summary["group_size"], summary["seed"]) == (
+        "split_100", "grpo", 2, 4, 3,
+    )  # fmt: skip
+    assert summary["device"] == "cpu" and not summary["lora"]
+    with (tmp_path / "run" / "curve.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert [int(row["step"]) for row in rows] == [1, 2]
+    assert float(rows[0]["mean_reward"]) == summary["start_mean_reward"]
+    assert float(rows[-1]["mean_reward"]) == summary["end_mean_reward"]
+    final = tmp_path / "run" / "final"
+    trained = AutoModelForCausalLM.from_pretrained(final, local_files_only=True)
+    assert trained.config.hidden_size == 16
+    assert AutoTokenizer.from_pretrained(final, local_files_only=True).chat_template
+
+
+def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(model_dir: Path, tmp_path: Path) -> None:
+    from transformers import AutoModelForCausalLM
+
+    done = tiny_run(model_dir, tmp_path / "run", "--lora", "--steps", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["lora"] is True
+    assert (tmp_path / "run" / "adapter" / "adapter_config.json").is_file()
+    assert not (tmp_path / "run" / "final" / "adapter_config.json").exists()
+    AutoModelForCausalLM.from_pretrained(tmp_path / "run" / "final", local_files_only=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["split_100", "--algo", "ad-align"], "invalid_argument", "not available yet"),
+        (["no_such_game"], "unknown_game", "no_such_game"),
+        (["split_100", "--opponents", "no_such_agent"], "invalid_argument", "no_such_agent"),
+        (["split_100", "--group-size", "1"], "invalid_argument", "group-size"),
+    ],
+)
+def test_refusals_are_structured_and_write_nothing(
+    model_dir: Path, tmp_path: Path, args: list[str], code: str, said: str
+) -> None:
+    done = train_llm(*args, "--model", str(model_dir), "--out", str(tmp_path / "run"), "--json")
+    assert done.returncode == 2, done.stderr
+    error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
+    assert error["code"] == code and said in error["message"]
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_folder_without_a_model_is_refused(tmp_path: Path) -> None:
+    done = train_llm("split_100", "--model", str(tmp_path), "--out", str(tmp_path / "run"))
+    assert done.returncode == 2
+    assert "not a local model folder" in done.stderr and "Traceback" not in done.stderr
