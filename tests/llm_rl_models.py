@@ -89,3 +89,11 @@ def tiny_model(tokenizer: PreTrainedTokenizerFast | None = None, seed: int = 0) 
     )
     torch.manual_seed(seed)
     return AutoModelForCausalLM.from_config(config)
+
+
+def save_tiny_model(folder: Path) -> Path:
+    """The tiny model and its tokenizer saved in `folder` as a local model folder (what `hf:` and `train-llm` load)."""
+    tokenizer = tiny_tokenizer()
+    tiny_model(tokenizer).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

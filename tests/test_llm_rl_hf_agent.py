@@ -30,7 +30,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.hf_agent import HFAgent
 from negotiation_platform.operations import run_operation
 from negotiation_platform.registry import Registry
-from tests.llm_rl_models import tiny_model, tiny_tokenizer
+from tests.llm_rl_models import save_tiny_model
 
 FAST = {"max_new_tokens": 8}
 """Short replies: the tiny model writes noise, and the forfeits do not depend on its length."""
@@ -38,11 +38,7 @@ FAST = {"max_new_tokens": 8}
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("hf-model")
-    tokenizer = tiny_tokenizer()
-    tiny_model(tokenizer).save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+    return save_tiny_model(tmp_path_factory.mktemp("hf-model"))
 
 
 def test_a_saved_model_plays_split_100_to_the_end_and_the_same_seed_plays_the_same_match(

@@ -20,13 +20,9 @@ SUMMARY_FIELDS = {"game", "algo", "model", "steps", "group_size", "seed", "start
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny model and its tokenizer (tests/llm_rl_models.py) saved as a local model folder."""
-    from tests.llm_rl_models import tiny_model, tiny_tokenizer
+    from tests.llm_rl_models import save_tiny_model
 
-    folder = tmp_path_factory.mktemp("tiny-model")
-    tokenizer = tiny_tokenizer()
-    tiny_model(tokenizer).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_model(tmp_path_factory.mktemp("tiny-model"))
 
 
 def train_llm(*args: str) -> subprocess.CompletedProcess[str]:
