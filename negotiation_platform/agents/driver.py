@@ -322,6 +322,7 @@ async def run_seat(arena: ArenaApi, match_id: str, seat: SeatHandle, *, wait_sec
             return
         if not turn["your_turn"]:
             observe(seat.agent, turn)
+            await asyncio.sleep(0)  # the turn state may come back without waiting: let the arena's clocks run
             continue
         try:
             acted = await take_turn(arena, match_id, seat, turn)
