@@ -284,19 +284,31 @@ def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[
     return asyncio.run(play_all())
 
 
+async def play_recorded(
+    plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], list[Recorder]]:
+    """Play one scheduled match, each seat's agent in a `Recorder`: `play_match`'s result and the recorders.
+
+    The match is the one `negotiation-platform play GAME --seed S --agents ...` plays: the same agents,
+    seeded from the match seed and their seats, shown the same turn states.
+    """
+    recorders = [
+        Recorder(_agent(registry, spec, random.Random(f"{plan.seed}:{seat}").getrandbits(32), options))
+        for seat, spec in enumerate(plan.agents)
+    ]
+    arena = Arena(registry, new_match_id=lambda: "match")
+    result = await play_match(arena, plan.game, list(recorders), config=plan.config, seed=plan.seed)
+    return result, recorders
+
+
 async def play_plan(
     plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None, prices: Prices | None = None
 ) -> dict[str, Any]:
     """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and
     offers; for seats that keep a transcript (LLM seats), the transcripts, forfeits and usage too, and
     the seats that lost moves to their endpoints (`endpoint_failures`, only when some did)."""
-    recorders = [
-        Recorder(_agent(registry, spec, random.Random(f"{plan.seed}:{seat}").getrandbits(32), options))
-        for seat, spec in enumerate(plan.agents)
-    ]
-    arena = Arena(registry, new_match_id=lambda: "match")
     started = time.perf_counter()
-    result = await play_match(arena, plan.game, list(recorders), config=plan.config, seed=plan.seed)
+    result, recorders = await play_recorded(plan, registry, options)
     seconds = time.perf_counter() - started
     seat_ids = list(result["players"])
     data = result["result"]["game_data"]
@@ -382,7 +394,8 @@ class Recorder:
 
     position = (offer − reservation) / (best − reservation): 1 at its best outcome, 0 at walking away;
     for menu games the offer's utility to it against its BATNA and its best menu utility. It also
-    notes the role label the seat was shown (`view.your_label`), to put seats in role order.
+    notes the role label the seat was shown (`view.your_label`), to put seats in role order. Everything
+    else is the agent's own (`observe` included), so the wrapped seat plays as the bare agent would.
     """
 
     def __init__(self, agent: Agent) -> None:
@@ -393,6 +406,9 @@ class Recorder:
         self.reads_prompt = reads_prompt(agent)
         self.reads_turn_in_place = reads_turn_in_place(agent)
         """As the agent it wraps (it reads the turn state in place, and passes it on)."""
+        seen = getattr(agent, "observe", None)
+        if seen is not None:  # the turns that are not its move: an agent that counts them must see them all
+            self.observe: Callable[[dict[str, Any]], None] = seen
 
     def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
         view = turn.get("view")

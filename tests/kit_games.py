@@ -70,7 +70,7 @@ class SecretSplit(BaseGame[GameConfig]):
 
     def calculate_scores(self) -> dict[str, float]:
         deal = self.game_data["deal"]
-        return self.batna_values() if deal is None else {p: float(deal[p]) for p in self.players}
+        return self.player_batnas() if deal is None else {p: float(deal[p]) for p in self.players}
 
     def get_player_view(self, player_id: str) -> dict[str, Any]:
         return {**self.public_view(), "your_secret": self.game_data["secret"][player_id]}
@@ -78,7 +78,7 @@ class SecretSplit(BaseGame[GameConfig]):
     def public_view(self) -> dict[str, Any]:
         return {"round": self.current_round, "offer": self.game_data["offer"]}
 
-    def batna_values(self) -> dict[str, float]:
+    def player_batnas(self) -> dict[str, float]:
         return {p: float(v) for p, v in self.game_data["secret"].items()}
 
     def bargaining_position(self, player_id: str) -> BargainingPosition | None:

@@ -297,14 +297,17 @@ class TestResourceAllocationGame:
         assert game.is_valid_action("dev_team", {"type": "propose", "gpu": 6, "cpu": 4}, {})
         assert not game.is_valid_action("mkt_team", {"type": "propose", "gpu": 12, "cpu": 8}, {})
 
-    def test_batna_values_is_a_method_and_the_team_values_are_the_config(self) -> None:
-        # Row 17: the documented attribute is the config's `batnas`; `batna_values()` is every game's hook.
-        game = ResourceAllocationGame({"batna_decay": 0.1})
+    def test_batna_values_is_the_documented_dict_attribute(self) -> None:
+        # Row 17: `batna_values` is the teams' BATNAs, by team; each player's at the deciding round is the
+        # engine's hook, `player_batnas()`.
+        game = ResourceAllocationGame({"batnas": {"development": 50, "marketing": 45}, "batna_decay": 0.1})
+        assert game.batna_values["development"] == 50.0 and game.batna_values["marketing"] == 45.0
         game.initialize_game(["dev_team", "mkt_team"])
-        assert game.settings.batnas == {"development": 300, "marketing": 270}
-        values = game.batna_values()
+        assert game.batna_values == {"development": 50.0, "marketing": 45.0}
+        assert ResourceAllocationGame({}).batna_values == {"development": 300.0, "marketing": 270.0}
+        values = game.player_batnas()
         assert set(values) == {"dev_team", "mkt_team"}
-        assert sorted(values.values()) == [270.0, 300.0]  # round 1: not decayed yet
+        assert sorted(values.values()) == [45.0, 50.0]  # round 1: not decayed yet
 
     def test_process_action_takes_the_documented_names_and_records_the_history(self) -> None:
         game = ResourceAllocationGame({})

@@ -10,11 +10,12 @@ from __future__ import annotations
 import inspect
 import random
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -173,6 +174,20 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     Config: ClassVar[type[GameConfig]] = BasicConfig
     spec: ClassVar[GameSpec] = _SpecDescriptor()  # type: ignore[assignment]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """A game written before the hook `batna_values()` was renamed `player_batnas()` keeps working
+        for one release (the engine calls its old method), with a DeprecationWarning where it is defined."""
+        super().__init_subclass__(**kwargs)
+        legacy = cls.__dict__.get("batna_values")
+        if inspect.isfunction(legacy) and "player_batnas" not in cls.__dict__:
+            warnings.warn(
+                f"{cls.__qualname__} defines batna_values(), the hook now named player_batnas(): rename it "
+                "(the old name is read until the next release)",
+                DeprecationWarning,
+                stacklevel=3,  # the class statement (type.__new__ and ABCMeta.__new__ in between)
+            )
+            cls.player_batnas = legacy  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -424,9 +439,17 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The agreed terms, or None when there was no deal."""
         return None
 
-    def batna_values(self) -> dict[str, float]:
+    def player_batnas(self) -> dict[str, float]:
         """Each player's (decayed) BATNA at the deciding round; zero where a game has none."""
         return dict.fromkeys(self.players, 0.0)
+
+    if not TYPE_CHECKING:  # invisible to type checkers: a game may document `batna_values` as its own attribute
+
+        def batna_values(self) -> dict[str, float]:
+            """Deprecated name of `player_batnas()`, for one release (the documented `ResourceAllocationGame`
+            has a `batna_values` dict attribute, by team, instead)."""
+            warnings.warn("batna_values() is renamed player_batnas()", DeprecationWarning, stacklevel=2)
+            return self.player_batnas()
 
     # --- shared infrastructure --------------------------------------------------------------
 
@@ -458,7 +481,7 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     def surplus(self) -> dict[str, float]:
         """Each player's score above its BATNA."""
-        return _surplus(self.players, self.calculate_scores(), self.batna_values())
+        return _surplus(self.players, self.calculate_scores(), self.player_batnas())
 
     def get_winner(self, game_state: Mapping[str, Any] | None = None) -> str | None:
         """The player with the highest positive surplus; None on a tie, without a deal, or without surplus.
@@ -484,7 +507,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The final result, with the fields every game reports (agreement, terms, BATNAs, surplus)."""
         terms = self.agreement_terms()
         scores = self.calculate_scores()
-        batnas = self.batna_values()
+        batnas = self.player_batnas()
         surplus = self.surplus() if overrides(self, "surplus") else _surplus(self.players, scores, batnas)
         if overrides(self, "get_winner"):
             winner = self.get_winner()

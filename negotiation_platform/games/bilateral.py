@@ -391,7 +391,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         agreement = self.game_data.get("agreement")
         return None if agreement is None else dict(agreement["terms"])
 
-    def batna_values(self) -> dict[str, float]:
+    def player_batnas(self) -> dict[str, float]:
         return {p: self.get_current_batna(p, self.deciding_round()) for p in self.players}
 
     def calculate_scores(self) -> dict[str, float]:
@@ -409,7 +409,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             "agreement_details": agreement,
             "final_agreement": self.agreement_terms(),
             "utilities": self.calculate_scores(),
-            "batnas": self.batna_values(),
+            "batnas": self.player_batnas(),
             "surplus": self.surplus(),
             "winner": self.get_winner(),
             "rounds_played": self.current_round,

@@ -133,6 +133,12 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             }
         }
 
+    @property
+    def batna_values(self) -> dict[str, float]:
+        """The documented attribute: each team's BATNA before decay, by team (`game.batna_values["development"]`).
+        Each player's BATNA at the deciding round is the engine's hook, `player_batnas()`."""
+        return {role: self.base_batna(role) for role in self.settings.batnas}
+
     def base_batna(self, role: str) -> float:
         return float(self.settings.batnas[role])
 

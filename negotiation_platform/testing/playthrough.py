@@ -60,7 +60,7 @@ class Seen:
 
 def seen(match: Match) -> Seen:
     game = match.game
-    return Seen({seat: _as_json(game.get_player_view(seat)) for seat in match.players}, _as_json(game.batna_values()))
+    return Seen({seat: _as_json(game.get_player_view(seat)) for seat in match.players}, _as_json(game.player_batnas()))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ A spectator's **public view** leaks B's leaf when it comes from the draws (1), i
 other seat (not in their views, nor in their events) and is not in the public events, yet one
 path of the public view holds it at every such moment, again over at least three different values.
 
-A seat's BATNA (`batna_values()`) is private by declaration: while the match runs, when it comes
+A seat's BATNA (`player_batnas()`) is private by declaration: while the match runs, when it comes
 from the draws and differs from seat A's own, no path of A's view nor of the public view may hold
 it at every moment, over at least three different values; no exemption for what the views share.
 (The value-flow rules above cannot see a secret that every view shows alike; a BATNA can.)
@@ -37,7 +37,7 @@ from negotiation_platform.testing.playthrough import Playthrough, Seen
 Path = tuple[str, ...]
 Key = tuple[str, float | str]
 SPECTATOR = "\0spectator"
-BATNA: Path = ("batna_values()",)
+BATNA: Path = ("player_batnas()",)
 """Where a seat's BATNA is filed among its leaves: declared private, whatever the views show."""
 DIFFERENT_VALUES = 3
 """A copy counts as a leak once the secret took this many different values (fewer can be chance)."""
