@@ -4,8 +4,9 @@ same arena reached through its JSON operations only, as a transport's client rea
 calling the game's methods directly; memory held by a finished match; and, when they are
 installed (the `bench` extra), OpenSpiel's `bargaining` and TextArena's `SimpleNegotiation-v0` in
 the same run. It ends with each target of the engine and whether it holds in this run:
-`play_match` at most 1.5× `Match`'s time per action, `Match` at least 0.5× OpenSpiel
-`bargaining`'s actions/s, and `Match` at most 3× the direct calls' time per action.
+`play_match` at most 4× `Match`'s time per action, `Match` at most 3× the direct calls' time per
+action, and `Match`'s actions/s at least 0.5× OpenSpiel `bargaining`'s and at least 6× TextArena
+`SimpleNegotiation-v0`'s (a target whose side is not installed is said to be not measured).
 
 Every side plays fixed work (split_100: the same script of alternating proposals for nine rounds
 and an accept in the tenth; OpenSpiel: uniformly random legal actions, the uniform instance draw
@@ -229,6 +230,25 @@ def held_per_match(scripts: list[list[Move]]) -> tuple[float, float]:
     return held / len(kept), events
 
 
+Target = tuple[str, float | None, float, str]
+"""What a target says, this run's ratio (None: a side not installed), its bound, and which side of it holds."""
+
+
+def targets(rates: dict[str, tuple[float, float, float]]) -> list[Target]:
+    """The engine's four targets, each as a ratio of two sides' actions/s in this run."""
+    match_rate = rates["through Match"][0]
+
+    def versus(label: str) -> float | None:
+        return match_rate / rates[label][0] if label in rates else None
+
+    return [
+        ("play_match time per action <= 4x Match's", match_rate / rates["through Arena (play_match)"][0], 4.0, "<="),
+        ("Match time per action <= 3x the direct calls'", rates["direct game"][0] / match_rate, 3.0, "<="),
+        ("Match actions/s >= 0.5x OpenSpiel bargaining's", versus("OpenSpiel bargaining"), 0.5, ">="),
+        ("Match actions/s >= 6x TextArena SimpleNegotiation's", versus("TextArena SimpleNegotiation"), 6.0, ">="),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=500)
@@ -264,20 +284,10 @@ def main() -> None:
         "arena overhead, JSON operations (play_match over them: time / Match time per action): "
         f"{match_rate / rates['through Arena, JSON ops'][0]:.2f}x"
     )
-    targets = [
-        ("play_match time per action <= 1.5x Match's", match_rate / rates["through Arena (play_match)"][0], 1.5, "<="),
-        ("Match time per action <= 3x the direct calls'", rates["direct game"][0] / match_rate, 3.0, "<="),
-    ]
-    for label in ("OpenSpiel bargaining", "TextArena SimpleNegotiation"):
-        if label in rates:
-            print(f"Match actions/s vs {label}: {match_rate / rates[label][0]:.2f}x")
-    if "OpenSpiel bargaining" in rates:
-        targets.append(
-            ("Match actions/s >= 0.5x OpenSpiel bargaining's", match_rate / rates["OpenSpiel bargaining"][0], 0.5, ">=")
-        )
-    else:
-        print("target Match actions/s >= 0.5x OpenSpiel bargaining's: not measured (pyspiel not importable)")
-    for text, ratio, bound, sense in targets:
+    for text, ratio, bound, sense in targets(rates):
+        if ratio is None:
+            print(f"target {text}: not measured (its side is skipped, above)")
+            continue
         holds = ratio <= bound if sense == "<=" else ratio >= bound
         print(f"target {text}: {ratio:.2f}x, {'holds' if holds else 'MISSED'}")
     held, events = held_per_match(scripts[: min(200, len(scripts))])

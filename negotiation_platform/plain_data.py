@@ -8,6 +8,9 @@ import dataclasses
 from typing import Any
 
 _IMMUTABLE_LEAVES = frozenset({str, int, float, bool, type(None)})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+"""Each dataclass's field names, read once (`dataclasses.fields` walks the class every call); a handful of
+classes (results, notices) are ever copied."""
 
 
 def plain_copy(value: Any) -> Any:
@@ -25,8 +28,11 @@ def plain_copy(value: Any) -> Any:
         }
     if kind is list:
         return [item if type(item) in leaves else plain_copy(item) for item in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    names = _FIELD_NAMES.get(kind)
+    if names is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        return {name: plain_copy(getattr(value, name)) for name in names}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return kind(*[plain_copy(item) for item in value])
     if isinstance(value, list | tuple):

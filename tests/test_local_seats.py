@@ -203,3 +203,22 @@ async def test_agents_that_do_not_read_in_place_get_plain_dicts() -> None:
     assert result["agreement"] and relay.sent and other.sent
     first = json.loads(relay.sent[0])
     assert first["your_turn"] and first["allowed_actions"] and first["events"][0]["kind"] == "match_started"
+
+
+def test_a_clients_seat_names_load_the_installed_plugins_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Naming a client's seats (`concession` -> `concession-client`) asks the agent kinds installed here
+    once per process, not a fresh `Registry` (every plugin imported again) per seat."""
+    from negotiation_platform.agents import driver
+
+    built: list[Registry] = []
+
+    class Counted(Registry):
+        def __init__(self) -> None:
+            super().__init__()
+            built.append(self)
+
+    monkeypatch.setattr(driver, "Registry", Counted)
+    edge = JsonEdge(Arena())
+    names = [driver.seat_name(edge, RandomAgent(name=name)) for name in ("concession", "concession", "mine")]
+    assert names == ["concession-client", "concession-client", "mine"]
+    assert len(built) <= 1

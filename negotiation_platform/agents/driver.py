@@ -14,6 +14,7 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -146,9 +147,16 @@ agents and people (see `seating.kept_name`): `concession-client`, not `concessio
 
 def seat_name(arena: ArenaApi, agent: Agent) -> str:
     """The agent's name, or on a served arena `NAME-client` where the name is an agent kind's or a person's."""
-    if isinstance(arena, Arena) or not kept_name(Registry(), agent.name):
+    if isinstance(arena, Arena) or not kept_name(_installed(), agent.name):
         return agent.name
     return agent.name + CLIENT_SUFFIX
+
+
+@functools.cache
+def _installed() -> Registry:
+    """The agent kinds installed here, found once per process (loading every plugin per seat made a
+    client's match start cost more than the match)."""
+    return Registry()
 
 
 class AgentGaveUp(RuntimeError):
@@ -214,10 +222,14 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: Mapp
     and the last refusal logged, so a confused agent costs its turn, never the match.
     """
     reached = await link(arena, match_id, seat)
+    return await _take_turn(reached, SeatInPlay(arena, match_id, seat.agent_id, seat.token), seat.agent, turn)
+
+
+async def _take_turn(reached: SeatLink, in_play: SeatInPlay, agent: Agent, turn: Mapping[str, Any]) -> bool:
+    """`take_turn` with the seat already reached (`play_match` reaches each of its seats once)."""
     refusal: NegotiationError | None = None
-    in_play = SeatInPlay(arena, match_id, seat.agent_id, seat.token)
     for _ in range(MAX_ATTEMPTS):
-        decision = await _decide(seat.agent, in_play, turn)
+        decision = await _decide(agent, in_play, turn)
         if decision.forfeit is not None:
             await _forfeit(reached, decision.forfeit)
             return True
@@ -235,12 +247,12 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: Mapp
             if refused.code not in RETRYABLE:
                 raise
             refusal = refused
-            again = await reached.turn(include_prompt=reads_prompt(seat.agent))
+            again = await reached.turn(include_prompt=reads_prompt(agent))
             turn = _refused(again, refused.to_dict())
             if not turn["your_turn"]:
                 return True
     last = f": {refusal.message}" if refusal is not None else ""
-    await _forfeit(reached, f"{seat.agent.name} was refused {MAX_ATTEMPTS} times in a row{last}")
+    await _forfeit(reached, f"{agent.name} was refused {MAX_ATTEMPTS} times in a row{last}")
     return True
 
 
@@ -266,14 +278,16 @@ async def play_match(
     `on_turn` sees each turn state a seat is shown (to follow a long match: its round, its phase)."""
     match_id, seats = await open_seats(arena, game_id, agents, config=config, seed=seed)
     links = [await link(arena, match_id, seat) for seat in seats]
+    in_play = [SeatInPlay(arena, match_id, seat.agent_id, seat.token) for seat in seats]
+    prompts = [reads_prompt(seat.agent) for seat in seats]
     seen: dict[int, dict[str, Any]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
     every seat ours, that is the whole log. An in-process arena's host reads it from the log at the end."""
     host = arena if isinstance(arena, Arena) else None
     while True:
         moved = False
-        for seat, reached in zip(seats, links, strict=True):
-            turn = await reached.turn(seat.cursor, include_prompt=reads_prompt(seat.agent))
+        for seat, reached, playing, prompt in zip(seats, links, in_play, prompts, strict=True):
+            turn = await reached.turn(seat.cursor, include_prompt=prompt)
             seat.cursor = turn["cursor"]
             if host is None:
                 seen.update((event["seq"], event) for event in turn["events"])
@@ -290,7 +304,7 @@ async def play_match(
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:
-                moved = await take_turn(arena, match_id, seat, turn) or moved
+                moved = await _take_turn(reached, playing, seat.agent, turn) or moved
             else:
                 observe(seat.agent, turn)
         if not moved:

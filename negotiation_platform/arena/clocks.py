@@ -29,10 +29,11 @@ def next_wake(live: LiveMatch, timeout: float | None) -> float | None:
     match = live.match
     if match is None or match.finished:
         return None
-    wakes = [] if match.deadline is None else [match.deadline]
-    if timeout is not None and live.turn_started:
-        wakes.append(min(live.turn_started.values()) + timeout)
-    return min(wakes, default=None)
+    deadline = match.deadline
+    if timeout is None or not live.turn_started:  # asked after every move: most matches run no turn clock
+        return deadline
+    turn = min(live.turn_started.values()) + timeout
+    return turn if deadline is None else min(deadline, turn)
 
 
 def expire(live: LiveMatch, match: Match, now: float, timeout: float | None) -> None:
