@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import socket
 import statistics
 import subprocess
@@ -89,7 +88,6 @@ async def per_call(client: Client, calls: int) -> tuple[float, float]:
 
 async def measure(url: str, calls: int, matches: int) -> None:
     server = build_server(Arena())
-    logging.getLogger().setLevel(logging.WARNING)  # the MCP server's setup logs every HTTP request at INFO
     async with Client(server) as local:
         local_ping, local_games = await per_call(local, calls)
     async with Client(url) as client:

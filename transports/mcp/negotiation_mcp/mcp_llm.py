@@ -35,7 +35,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
+from mcp.server import Server
 from mcp.types import CallToolResult
 
 from negotiation_mcp.client import READ_TIMEOUT_SECONDS, McpArena
@@ -102,7 +102,7 @@ class McpLlmAgent:
         """Tool calls (and replies that called none) so far in the match, against `max_calls`."""
         self.tokens = 0
         """Tokens the model reported so far in the match (prompt and completion), against `max_tokens_per_match`."""
-        self._served: tuple[Arena, MCPServer] | None = None
+        self._served: tuple[Arena, Server[object]] | None = None
 
     async def decide(self, turn: dict[str, Any]) -> Decision:
         seat = seat_in_play()
@@ -285,7 +285,7 @@ class _Turn:
         return Decision(messages=self.messages, action=action, payload=payload, performed=performed)
 
 
-def _serve_in_memory(arena: Arena) -> MCPServer:
+def _serve_in_memory(arena: Arena) -> Server[object]:
     """An MCP server over an in-process arena, leaving the arena's own house seats (if any) in charge."""
     house_driver = arena.house_driver
     server = build_server(arena, HouseSeats(arena))

@@ -10,6 +10,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from negotiation_mcp.limits import SessionLimits
 from negotiation_mcp.server import build_server
 from negotiation_mcp.sessions import per_caller_sessions
+from negotiation_mcp.stdio import run_stdio
 from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.connections import ConnectionLimits
@@ -33,7 +34,7 @@ def serve_stdio(arena: Arena) -> None:
     async def run() -> None:
         await start_arena(arena)
         try:
-            await server.run_stdio_async()
+            await run_stdio(server)
         finally:
             await arena.close()
 
@@ -53,7 +54,7 @@ def http_app(arena: Arena, host: str = "127.0.0.1", sessions: SessionLimits | No
         max_sessions=sessions.max_sessions,
         session_idle_timeout=sessions.idle_timeout,
     )
-    return per_caller_sessions(app, server.session_manager, sessions)
+    return per_caller_sessions(app, sessions)
 
 
 def serve_http(

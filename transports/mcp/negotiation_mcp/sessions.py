@@ -14,14 +14,14 @@ shares one token.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
-from collections.abc import Callable, MutableMapping
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.types import Message
 
 from negotiation_mcp.limits import SessionLimits
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, refuse
@@ -69,16 +69,56 @@ class SessionBook:
                 del self._held[caller]
 
 
-def manager_book(manager: StreamableHTTPSessionManager, per_caller: int) -> SessionBook:
-    """A book over the sessions `manager` keeps. The SDK has no public list of open sessions; its
-    `_server_instances` is the one it consults itself (a session leaves it however it ends)."""
-    return SessionBook(per_caller, lambda session_id: session_id in manager._server_instances)
+class SessionClock:
+    """Which handshake-era sessions the SDK's session manager still keeps, as seen from in front of it
+    (the SDK lists them nowhere public): a session lives from the answer that opened it while a request
+    on it is in flight (an open GET stream included), and until `idle_timeout` seconds after the last
+    one ended, as the SDK times it; a DELETE that succeeded or a 404 for its id ends it at once."""
+
+    def __init__(self, idle_timeout: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.idle_timeout = idle_timeout
+        self._clock = clock
+        self._in_flight: Counter[str] = Counter()
+        self._idle_since: dict[str, float] = {}
+
+    def is_open(self, session_id: str) -> bool:
+        if self._in_flight[session_id] > 0:
+            return True
+        since = self._idle_since.get(session_id)
+        if since is not None and self._clock() - since < self.idle_timeout:
+            return True
+        self._forget(session_id)
+        return False
+
+    def opened(self, session_id: str) -> None:
+        """The answer that opened `session_id` went out: it is idle from now."""
+        self._idle_since[session_id] = self._clock()
+
+    def begin(self, session_id: str) -> None:
+        """A request on `session_id` reached the session manager."""
+        if self.is_open(session_id):
+            self._in_flight[session_id] += 1
+
+    def end(self, session_id: str, method: str, status: int | None) -> None:
+        """A request on `session_id` was answered with `status` (None: it was not answered)."""
+        if status == 404 or (method == "DELETE" and status is not None and status < 400):
+            self._forget(session_id)
+        elif self._in_flight[session_id] > 0:  # else not a session this clock follows
+            self._in_flight[session_id] -= 1
+            if self._in_flight[session_id] == 0:
+                del self._in_flight[session_id]
+                self._idle_since[session_id] = self._clock()
+
+    def _forget(self, session_id: str) -> None:
+        self._in_flight.pop(session_id, None)
+        self._idle_since.pop(session_id, None)
 
 
-def per_caller_sessions(app: Asgi, manager: StreamableHTTPSessionManager, limits: SessionLimits) -> Asgi:
-    """`app` (the MCP endpoint of `manager`), refusing a request that would open a session past its
-    caller's share."""
-    book = manager_book(manager, limits.per_caller)
+def per_caller_sessions(app: Asgi, limits: SessionLimits) -> Asgi:
+    """`app` (the MCP endpoint of the SDK's session manager, run with `limits`), refusing a request that
+    would open a session past its caller's share."""
+    sessions = SessionClock(limits.idle_timeout)
+    book = SessionBook(limits.per_caller, sessions.is_open)
     refusal = NegotiationError(
         ErrorCode.LIMIT_REACHED,
         f"At most {limits.per_caller} open MCP sessions per caller: end one (DELETE) or let one expire "
@@ -89,37 +129,48 @@ def per_caller_sessions(app: Asgi, manager: StreamableHTTPSessionManager, limits
     )
 
     async def bounded(scope: Scope, receive: Receive, send: Send) -> None:
-        if not _opens_session(scope):
+        if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        client = scope.get("client")
-        caller = str(client[0]) if client else "unknown"
-        if not book.reserve(caller):
-            await refuse(send, 429, refusal, [(b"retry-after", str(math.ceil(limits.idle_timeout)).encode())])
-            return
-        opened: str | None = None
+        headers = dict(scope.get("headers") or [])
+        given = headers.get(_SESSION_ID)
+        session = given.decode("latin-1") if given else None
+        caller = None
+        if session is not None:
+            sessions.begin(session)
+        elif _opens_session(scope["method"], headers):
+            client = scope.get("client")
+            caller = str(client[0]) if client else "unknown"
+            if not book.reserve(caller):
+                await refuse(send, 429, refusal, [(b"retry-after", str(math.ceil(limits.idle_timeout)).encode())])
+                return
+        status: int | None = None
+        made: str | None = None
 
-        async def noted(message: MutableMapping[str, Any]) -> None:
-            nonlocal opened
-            if message["type"] == "http.response.start" and message["status"] < 400:
-                given = dict(message.get("headers") or []).get(_SESSION_ID)
-                opened = given.decode() if given else None
+        async def noted(message: Message) -> None:
+            nonlocal status, made
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                opened = dict(message.get("headers") or []).get(_SESSION_ID)
+                made = opened.decode("latin-1") if opened and status is not None and status < 400 else None
             await send(message)
 
         try:
             await app(scope, receive, noted)
         finally:
-            book.settle(caller, opened)
+            if session is not None:
+                sessions.end(session, scope["method"], status)
+            elif caller is not None:
+                if made is not None:
+                    sessions.opened(made)
+                book.settle(caller, made)
 
     return bounded
 
 
-def _opens_session(scope: Scope) -> bool:
-    """Whether the session manager would open a session for this request: a POST without a session id
-    in the handshake era (no protocol version header, or a handshake one; later versions have no
+def _opens_session(method: str, headers: Mapping[bytes, bytes]) -> bool:
+    """Whether the session manager would open a session for this request (which carries no session id):
+    a POST in the handshake era (no protocol version header, or a handshake one; later versions have no
     sessions)."""
-    if scope["type"] != "http" or scope.get("method") != "POST":
-        return False
-    headers = dict(scope.get("headers") or [])
     version = headers.get(_VERSION)
-    return _SESSION_ID not in headers and (version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS)
+    return method == "POST" and (version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS)

@@ -14,27 +14,48 @@ from __future__ import annotations
 import json
 import logging
 from types import TracebackType
-from typing import Any
+from typing import Protocol
 
 import anyio
 import mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 log = logging.getLogger(__name__)
 Item = SessionMessage | Exception
 
 
+class Incoming(Protocol):
+    """The read stream `mcp.server.stdio.stdio_server` yields, as far as `Answering` uses it."""
+
+    async def receive(self) -> Item: ...
+    async def aclose(self) -> None: ...
+
+
+class Replies(Protocol):
+    """The write stream `mcp.server.stdio.stdio_server` yields, as far as `Answering` uses it."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+
+async def run_stdio(server: Server[object]) -> None:
+    """Serve `server` over this process's stdin and stdout until the client closes the pipe."""
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(Answering(read_stream, write_stream), write_stream, server.create_initialization_options())
+
+
 class Answering:
     """The SDK's stdio read stream, minus the lines it could not read: each gets its JSON-RPC error."""
 
-    def __init__(self, inner: Any, replies: Any) -> None:
+    def __init__(self, inner: Incoming, replies: Replies) -> None:
         """`inner` and `replies`: the read and the write stream `mcp.server.stdio.stdio_server` yields."""
         self._inner = inner
         self._replies = replies
 
     @property
-    def last_context(self) -> Any:
+    def last_context(self) -> object:
         """The sender's context of the last item (read by the SDK's session; see ReadStream)."""
         return getattr(self._inner, "last_context", None)
 
@@ -88,9 +109,10 @@ def unreadable_answer(failure: Exception) -> types.JSONRPCError | None:
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
-def _lenient(line: str) -> Any:
+def _lenient(line: str) -> JsonValue:
     """`line` read by Python's JSON parser, which also reads lone surrogates (None if it cannot)."""
     try:
-        return json.loads(line)
+        read: JsonValue = json.loads(line)
     except (ValueError, RecursionError):
         return None
+    return read

@@ -15,7 +15,7 @@ from mcp import Client
 from mcp_servers import mcp_server
 
 from negotiation_mcp.limits import DEFAULT_MAX_SESSIONS_PER_CALLER
-from negotiation_mcp.sessions import SessionBook
+from negotiation_mcp.sessions import SessionBook, SessionClock
 from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
 from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
@@ -119,6 +119,30 @@ def test_the_book_counts_each_callers_sessions_apart() -> None:
     assert book.held("a") == 1 and book.reserve("a")
     book.settle("b", None)
     assert book.held("b") == 0
+
+
+def test_the_clock_follows_sessions_as_the_sdk_ends_them() -> None:
+    now = [0.0]
+    sessions = SessionClock(10.0, lambda: now[0])
+    sessions.opened("s")
+    sessions.begin("s")  # a GET stream: the session lives while it is open
+    now[0] = 100.0
+    assert sessions.is_open("s")
+    sessions.end("s", "GET", 200)
+    now[0] = 109.0
+    assert sessions.is_open("s")
+    now[0] = 110.0  # idle for idle_timeout seconds: ended
+    assert not sessions.is_open("s")
+    sessions.begin("s")  # a late request on it is not followed (the SDK answers 404)
+    sessions.end("s", "POST", 404)
+    assert not sessions.is_open("s")
+    sessions.opened("t")
+    sessions.end("t", "DELETE", 200)  # deleted: ended at once
+    assert not sessions.is_open("t")
+    sessions.opened("u")
+    sessions.begin("u")
+    sessions.end("u", "POST", 404)  # the SDK no longer knows it (it failed)
+    assert not sessions.is_open("u")
 
 
 class TestRequestBodies:

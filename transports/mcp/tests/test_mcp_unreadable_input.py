@@ -19,8 +19,10 @@ from mcp import Client
 from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
-from negotiation_mcp.server import build_server
+from negotiation_mcp.tools import call_tool
+from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.limits import Caller
 
 pytestmark = pytest.mark.anyio
 LONE = "\ud800"
@@ -100,9 +102,10 @@ async def test_http_refuses_the_body_before_any_tool_runs_and_tools_refuse_such_
             assert (await McpArena(client).list_matches())["matches"] == []  # nothing was made, it serves on
 
     arena = Arena()
-    server = build_server(arena)  # in process, such a string reaches the tools: they refuse it
-    mine = (await server.call_tool("start_game", {"game_id": "split_100", "name": "alice"})).structured_content
-    await server.call_tool("join_game", {"match_id": mine["match_id"], "name": "bob"})
+    house, caller = HouseSeats(arena), Caller("stdio")  # in process, such a string reaches the tools: they refuse it
+    mine = (await call_tool(house, "start_game", {"game_id": "split_100", "name": "alice"}, caller)).structured_content
+    assert mine is not None
+    await call_tool(house, "join_game", {"match_id": mine["match_id"], "name": "bob"}, caller)
     seat = {"match_id": mine["match_id"], "token": mine["token"]}
     logged = len(arena.events(mine["match_id"]))
     for tool, arguments in (
@@ -111,7 +114,7 @@ async def test_http_refuses_the_body_before_any_tool_runs_and_tools_refuse_such_
         ("get_result", {"match_id": LONE}),
         ("start_game", {"game_id": LONE}),
     ):
-        result = await server.call_tool(tool, arguments)
+        result = await call_tool(house, tool, arguments, caller)
         error = json.loads(result.content[0].text)["error"]
         assert result.is_error and error["code"] == "invalid_argument" and "lone surrogate" in error["message"]
         result.model_dump_json()  # the answer can be sent
