@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -144,7 +144,8 @@ class Notice:
     visible_to: tuple[str, ...] | None = None
 
 
-ConfigT = TypeVar("ConfigT", bound=GameConfig)
+ConfigT = TypeVar("ConfigT", bound=GameConfig, covariant=True)
+"""Covariant: a game's config is set once, when it is made, so every `BaseGame[C]` is a `BaseGame[GameConfig]`."""
 
 
 def _unseeded() -> random.Random:
@@ -235,12 +236,15 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The game's config as a plain dict (a fresh copy: the parsed config is shared and frozen)."""
         return self.settings.model_dump()
 
-    def __getattr__(self, name: str) -> Any:
-        """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API shows."""
-        settings = self.__dict__.get("settings")
-        if settings is not None and name in type(settings).model_fields:
-            return getattr(settings, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # invisible to type checkers, so `game.proces_action(...)` stays an error there
+
+        def __getattr__(self, name: str) -> object:
+            """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API
+            shows; typed code reads them from `game.settings`."""
+            settings = self.__dict__.get("settings")
+            if settings is not None and name in type(settings).model_fields:
+                return getattr(settings, name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- declared by each game -------------------------------------------------------------
 
