@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +279,7 @@ def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
     return Section("Matches with LLM endpoint failures", columns, rows, note=note)
 
 
-def _failures_section(failures: list[dict[str, Any]]) -> Section:
+def _failures_section(failures: Sequence[Mapping[str, object]]) -> Section:
     """Matches that failed (failures.jsonl), grouped by reason: they are missing from every table above."""
     rows = [[failure["error"], failure["count"]] for failure in failures]
     note = "These matches are in no table above; a re-run of the same tournament plays them again."

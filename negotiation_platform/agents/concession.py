@@ -12,6 +12,7 @@ actions yet no position (it cannot bargain there, only walk away or accept whate
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from negotiation_platform.agents.base import Decision
@@ -59,7 +60,7 @@ class ConcessionAgent:
                 return Decision(action=name)
         return self._fallback.decide(turn)
 
-    def _warn_without_position(self, turn: dict[str, Any], allowed: dict[str, Any]) -> None:
+    def _warn_without_position(self, turn: Mapping[str, object], allowed: Mapping[str, object]) -> None:
         offered = sorted(BARGAINING_ACTIONS & set(allowed))
         if offered and not self._warned:
             self._warned = True

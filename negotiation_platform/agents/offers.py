@@ -92,7 +92,7 @@ def menu_utility(menu: list[dict[str, Any]], payload: dict[str, Any] | None) -> 
     return next((item["utility"] for item in menu if _flatten(item["payload"]) == flat), None)
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def _flatten(value: object, prefix: str = "") -> dict[str, Any]:
     if not isinstance(value, dict):
         return {prefix: value}
     flat: dict[str, Any] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -117,7 +118,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
     def public_details(self) -> dict[str, Any]:
         return {"starting_price": self.settings.starting_price}
 
-    def describe_terms(self, terms: dict[str, Any]) -> str:
+    def describe_terms(self, terms: Mapping[str, object]) -> str:
         return f"price {terms['price']:,.0f}"
 
     def situation(self, player_id: str) -> list[str]:

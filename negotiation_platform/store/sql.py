@@ -296,7 +296,7 @@ class SqlStore:
 def _run_transaction(connection: Any, compiled: dict[str, str], *, sqlite: bool) -> Iterator[Callable[[str, Any], int]]:
     cursor = connection.cursor()
 
-    def run(name: str, parameters: Any) -> int:
+    def run(name: str, parameters: object) -> int:
         if isinstance(parameters, list) and len(parameters) > 1:
             cursor.executemany(compiled[name], parameters)
         else:
@@ -387,7 +387,7 @@ def _engine(url: sa.URL) -> sa.Engine:
     )
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
