@@ -147,6 +147,9 @@ class Notice:
 ConfigInput = Mapping[str, object] | GameConfig | None
 """A game's config as callers give it: a mapping (checked against `Config`), a parsed config, or None (defaults)."""
 
+RngInput = random.Random | Callable[[], random.Random] | None
+"""A game's random generator: made, made on first use by a factory, or None (seeded with 0)."""
+
 ConfigT = TypeVar("ConfigT", bound=GameConfig, covariant=True)
 """Covariant: a game's config is set once, when it is made, so every `BaseGame[C]` is a `BaseGame[GameConfig]`."""
 
@@ -183,7 +186,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         game_id: str = "game",
         config: ConfigInput = None,
         *,
-        rng: random.Random | Callable[[], random.Random] | None = None,
+        rng: RngInput = None,
     ) -> None:
         self.game_id = game_id
         self._setup = shared_setup(type(self), config)

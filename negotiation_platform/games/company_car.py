@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.bargaining import BargainingTerms
+from negotiation_platform.games.base_game import ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 MAX_PRICE = 10_000_000
@@ -67,7 +68,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         "Party B hands it over and wants a high price. Each has a BATNA that shrinks every round."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "company_car", rng: Any = None) -> None:
+    def __init__(self, config: ConfigInput = None, *, game_id: str = "company_car", rng: RngInput = None) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod

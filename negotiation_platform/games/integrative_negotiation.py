@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, mo
 
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
-from negotiation_platform.games.base_game import MAX_VALUE
+from negotiation_platform.games.base_game import MAX_VALUE, ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 Number = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
@@ -135,7 +135,9 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         "access, cleaning responsibility and branding visibility. They care about the issues differently."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "integrative_negotiation", rng: Any = None) -> None:
+    def __init__(
+        self, config: ConfigInput = None, *, game_id: str = "integrative_negotiation", rng: RngInput = None
+    ) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod

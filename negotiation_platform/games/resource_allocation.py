@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
-from negotiation_platform.games.base_game import MAX_VALUE, PlayerAction
+from negotiation_platform.games.base_game import MAX_VALUE, ConfigInput, PlayerAction, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 MAX_HOURS = 1_000
@@ -86,7 +86,9 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         "The teams value the two resources differently; the plan must respect shared capacity limits."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "resource_allocation", rng: Any = None) -> None:
+    def __init__(
+        self, config: ConfigInput = None, *, game_id: str = "resource_allocation", rng: RngInput = None
+    ) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod
