@@ -18,6 +18,7 @@ from typing import Any
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.offers import bargain_toward
 from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS
 
 
@@ -72,6 +73,6 @@ class ConcessionAgent:
                 stacklevel=2,
             )
 
-    def _bargain(self, turn: dict[str, Any], position: dict[str, Any], allowed: dict[str, Any]) -> Decision | None:
+    def _bargain(self, turn: dict[str, Any], position: BargainingPosition, allowed: dict[str, Any]) -> Decision | None:
         progress = turn["round"] / (turn["rounds"] + 1)
         return bargain_toward(position, allowed, lambda best, reservation: self.target(best, reservation, progress))

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, create_model, model_validator
 
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
@@ -258,6 +258,6 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         names = list(self.settings.issues)
         menu: list[MenuItem] = []
         for combo in itertools.product(*(self.settings.issues[n].options for n in names)):
-            terms = dict(zip(names, combo, strict=True))
+            terms: dict[str, JsonValue] = dict(zip(names, combo, strict=True))
             menu.append({"payload": {"proposal": terms}, "utility": self.role_utility(role, terms, 1)})
         return {"menu": menu}
