@@ -23,7 +23,7 @@ from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.social import SOCIAL, SocialReport, social_sections
 from negotiation_platform.registry import Registry
-from negotiation_platform.report_format import Column, Section, Unit, axis_amount, html_page, markdown_page
+from negotiation_platform.report_format import Cell, Column, Section, Unit, axis_amount, html_page, markdown_page
 from negotiation_platform.tournament import RESULTS, failure_rows, finished_rows
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
     return Section("Matches with LLM endpoint failures", columns, rows, note=note)
 
 
-def _failures_section(failures: Sequence[Mapping[str, object]]) -> Section:
+def _failures_section(failures: Sequence[Mapping[str, Cell]]) -> Section:
     """Matches that failed (failures.jsonl), grouped by reason: they are missing from every table above."""
     rows = [[failure["error"], failure["count"]] for failure in failures]
     note = "These matches are in no table above; a re-run of the same tournament plays them again."

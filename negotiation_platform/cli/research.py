@@ -320,6 +320,6 @@ def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Conso
     for section in social_sections(report):
         table = Table(*(column.title for column in section.columns), title=section.title, caption=section.note)
         for row in section.rows:
-            table.add_row(*row)
+            table.add_row(*(str(value) for value in row))  # the social tables hold text only
         console.print(table)
     return 0
