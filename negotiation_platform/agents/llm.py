@@ -133,7 +133,7 @@ class LLMAgent:
         return await self.caller.complete(request, deadline, draw=draw)
 
 
-Ask = Callable[[list[dict[str, Any]]], Awaitable[tuple[str, dict[str, Any]]]]
+Ask = Callable[[Sequence[Mapping[str, object]]], Awaitable[tuple[str, dict[str, Any]]]]
 """Asks a model for its reply to a conversation: (the reply's text, what to record beside it)."""
 
 
