@@ -94,7 +94,7 @@ def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
     return check
 
 
-def _finite(limit: Any) -> bool:
+def _finite(limit: object) -> bool:
     return type(limit) is int or (type(limit) is float and math.isfinite(limit))
 
 

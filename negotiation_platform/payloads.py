@@ -17,7 +17,7 @@ from negotiation_platform.spec import ActionSpec, EmptyPayload
 from negotiation_platform.strict_json import strict_json
 
 
-def validate_payload(action: ActionSpec, payload: Any) -> dict[str, Any]:
+def validate_payload(action: ActionSpec, payload: object) -> dict[str, Any]:
     """The payload as JSON-ready data, or a NegotiationError(invalid_payload) saying what is wrong."""
     if type(payload) is not dict and payload is not None and not isinstance(payload, Mapping):
         raise NegotiationError(
@@ -51,7 +51,7 @@ def payload_check(action: ActionSpec) -> PayloadCheck:
     model = action.payload
     if model is EmptyPayload:
 
-        def empty(payload: Any) -> dict[str, Any]:
+        def empty(payload: object) -> dict[str, Any]:
             if payload is None or (type(payload) is dict and not payload):
                 return {}
             return validate_payload(action, payload)
@@ -61,7 +61,7 @@ def payload_check(action: ActionSpec) -> PayloadCheck:
     if quick is None:
         return functools.partial(validate_payload, action)
 
-    def flat(payload: Any) -> dict[str, Any]:
+    def flat(payload: object) -> dict[str, Any]:
         if type(payload) is dict:
             checked = quick(payload)
             if checked is not None:
@@ -84,13 +84,13 @@ def _compile(model: type[BaseModel]) -> Validator:
     to_python = model.__pydantic_serializer__.to_python
     if _dumps_as_stored(model):
 
-        def as_stored(data: dict[str, Any]) -> dict[str, Any]:
+        def as_stored(data: Mapping[str, object]) -> dict[str, Any]:
             return dict(validate_json(strict_json(model, data), strict=True).__dict__)
 
         thorough: Validator = as_stored
     else:
 
-        def dumped(data: dict[str, Any]) -> dict[str, Any]:
+        def dumped(data: Mapping[str, object]) -> dict[str, Any]:
             dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
             return dump
 

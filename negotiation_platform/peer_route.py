@@ -16,6 +16,7 @@ import json
 import math
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from negotiation_platform.agents.house import HouseSeats
@@ -141,7 +142,7 @@ async def _body(receive: Receive) -> bytes | None:
             return b"".join(chunks)
 
 
-async def _send_json(send: Send, answer: dict[str, Any]) -> None:
+async def _send_json(send: Send, answer: Mapping[str, object]) -> None:
     try:
         body = json.dumps(answer, allow_nan=False).encode()
     except ValueError:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,8 +23,11 @@ from negotiation_platform.analysis.outcomes import outcome_space
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.social import SOCIAL, SocialReport, social_sections
 from negotiation_platform.registry import Registry
-from negotiation_platform.report_format import Column, Section, Unit, axis_amount, html_page, markdown_page
+from negotiation_platform.report_format import Cell, Column, Section, Unit, axis_amount, html_page, markdown_page
 from negotiation_platform.tournament import RESULTS, failure_rows, finished_rows
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TITLE = "Tournament report"
 
@@ -154,7 +157,7 @@ def _scatter(game: str, matches: list[dict[str, Any]], figures: Path, registry: 
     return _save(outcome_figure(game, matches, registry), figures / f"{game}_outcomes.png")
 
 
-def outcome_figure(game: str, matches: list[dict[str, Any]], registry: Registry) -> Any:
+def outcome_figure(game: str, matches: list[dict[str, Any]], registry: Registry) -> Figure:
     """The outcomes of a two-seat game in role order, with its Pareto frontier and Nash point where known."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
@@ -185,7 +188,7 @@ def _concession(game: str, matches: list[dict[str, Any]], figures: Path) -> str:
     return _save(concession_figure(game, matches), figures / f"{game}_concession.png")
 
 
-def concession_figure(game: str, matches: list[dict[str, Any]]) -> Any:
+def concession_figure(game: str, matches: list[dict[str, Any]]) -> Figure:
     """Each agent's median offer position per round: how fast it gives ground."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
@@ -279,14 +282,14 @@ def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
     return Section("Matches with LLM endpoint failures", columns, rows, note=note)
 
 
-def _failures_section(failures: list[dict[str, Any]]) -> Section:
+def _failures_section(failures: Sequence[Mapping[str, Cell]]) -> Section:
     """Matches that failed (failures.jsonl), grouped by reason: they are missing from every table above."""
     rows = [[failure["error"], failure["count"]] for failure in failures]
     note = "These matches are in no table above; a re-run of the same tournament plays them again."
     return Section("Failed matches", [Column("reason", Unit.TEXT), Column("matches", Unit.COUNT)], rows, note=note)
 
 
-def _save(figure: Any, path: Path) -> str:
+def _save(figure: Figure, path: Path) -> str:
     import matplotlib.pyplot as plt
 
     figure.tight_layout()

@@ -12,7 +12,6 @@ import html
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 
 class Unit(Enum):
@@ -35,16 +34,20 @@ class Column:
     unit: Unit = Unit.AMOUNT
 
 
+Cell = str | int | float | bool | None
+"""One value of a report table: a number (of the column's unit), a text, or None (shown as a dash)."""
+
+
 @dataclass(frozen=True)
 class Section:
     title: str
     columns: list[Column]
-    rows: list[list[Any]]
+    rows: list[list[Cell]]
     figures: list[str] = field(default_factory=list)
     note: str = ""
 
 
-def cell(value: Any, unit: Unit) -> str:
+def cell(value: Cell, unit: Unit) -> str:
     """`value` as the report writes a number of `unit` (a dash where there is none)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
@@ -134,5 +137,5 @@ def html_page(title: str, sections: list[Section]) -> str:
     return "\n".join(parts)
 
 
-def _cells(row: list[Any], columns: list[Column]) -> list[str]:
+def _cells(row: list[Cell], columns: list[Column]) -> list[str]:
     return [cell(value, column.unit) for value, column in zip(row, columns, strict=True)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -29,7 +29,7 @@ def self_contained(registry: Registry) -> list[str]:
     return sorted(name for name, factory in registry.agents().items() if not getattr(factory, "needs_target", False))
 
 
-def agent_description(factory: Callable[..., Any]) -> str:
+def agent_description(factory: Callable[..., object]) -> str:
     """What `agents` says of an agent kind: the first line of its factory's docstring ("" without one)."""
     lines = inspect.cleandoc(factory.__doc__ or "").splitlines()
     return lines[0] if lines else ""
@@ -43,7 +43,7 @@ def make_agent(
     registry: Registry,
     spec: str,
     seed: int,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     allow: AllowList | None = None,
     *,
     by: SeatedBy,
@@ -89,7 +89,7 @@ def option_names(factory: Any) -> list[str] | None:
     return sorted(p.name for p in parameters if p.kind in keywords and p.name not in IMPLIED)
 
 
-def check_agent_options(registry: Registry, kinds: Iterable[str], options: dict[str, Any]) -> None:
+def check_agent_options(registry: Registry, kinds: Iterable[str], options: Mapping[str, object]) -> None:
     """Refuse, before anything is played, option keys that an agent kind given them does not take."""
     for kind in sorted(set(kinds)):
         known = option_names(registry.agents()[kind])

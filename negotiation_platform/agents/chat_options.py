@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -81,7 +81,7 @@ class EndpointOptions(BaseModel):
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
-def read_options(model: type[OptionsT], kind: str, options: Mapping[str, Any]) -> OptionsT:
+def read_options(model: type[OptionsT], kind: str, options: Mapping[str, object]) -> OptionsT:
     """`options` as `model`, or `invalid_argument` naming each problem and the options `kind` agents know."""
     try:
         return model.model_validate(dict(options))

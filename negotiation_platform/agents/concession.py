@@ -12,11 +12,13 @@ actions yet no position (it cannot bargain there, only walk away or accept whate
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.offers import bargain_toward
 from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS
 
 
@@ -59,7 +61,7 @@ class ConcessionAgent:
                 return Decision(action=name)
         return self._fallback.decide(turn)
 
-    def _warn_without_position(self, turn: dict[str, Any], allowed: dict[str, Any]) -> None:
+    def _warn_without_position(self, turn: Mapping[str, object], allowed: Mapping[str, object]) -> None:
         offered = sorted(BARGAINING_ACTIONS & set(allowed))
         if offered and not self._warned:
             self._warned = True
@@ -71,6 +73,6 @@ class ConcessionAgent:
                 stacklevel=2,
             )
 
-    def _bargain(self, turn: dict[str, Any], position: dict[str, Any], allowed: dict[str, Any]) -> Decision | None:
+    def _bargain(self, turn: dict[str, Any], position: BargainingPosition, allowed: dict[str, Any]) -> Decision | None:
         progress = turn["round"] / (turn["rounds"] + 1)
         return bargain_toward(position, allowed, lambda best, reservation: self.target(best, reservation, progress))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -81,7 +81,7 @@ class LLMAgent:
     """It calls the server's endpoint with the operator's key: only the operator seats one (see `seating`)."""
     Options = LLMAgentOptions
 
-    def __init__(self, seed: int = 0, name: str = "llm", target: str = "", **options: Any) -> None:
+    def __init__(self, seed: int = 0, name: str = "llm", target: str = "", **options: object) -> None:
         if not target:
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "llm agents need a model: llm:MODEL.")
         settings = read_options(LLMAgentOptions, "llm", options)
@@ -107,7 +107,7 @@ class LLMAgent:
             return forfeit
         deadline = move_deadline(self.move_seconds, turn.get("deadline_seconds"))
 
-        async def ask(conversation: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
             reply = await self._complete(conversation, deadline)
             details = {"usage": reply.usage, "seconds": reply.seconds, "tries": reply.tries}
             return reply.text, {**details, "cache_hit": reply.cache_hit}
@@ -118,7 +118,7 @@ class LLMAgent:
             self.transcript.append({**where(turn), "reply": None, "problem": f"endpoint: {failed}"})
             return Decision(forfeit=self.caller.tally.lost(failed))
 
-    async def _complete(self, conversation: list[dict[str, Any]], deadline: float | None) -> Reply:
+    async def _complete(self, conversation: Sequence[Mapping[str, object]], deadline: float | None) -> Reply:
         request: dict[str, Any] = {"messages": conversation, "temperature": self.temperature}
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
@@ -133,11 +133,11 @@ class LLMAgent:
         return await self.caller.complete(request, deadline, draw=draw)
 
 
-Ask = Callable[[list[dict[str, Any]]], Awaitable[tuple[str, dict[str, Any]]]]
+Ask = Callable[[Sequence[Mapping[str, object]]], Awaitable[tuple[str, dict[str, Any]]]]
 """Asks a model for its reply to a conversation: (the reply's text, what to record beside it)."""
 
 
-def where(turn: dict[str, Any]) -> dict[str, Any]:
+def where(turn: Mapping[str, object]) -> dict[str, Any]:
     """The round and phase a transcript entry belongs to."""
     return {"round": turn.get("round"), "phase": turn.get("phase")}
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 
-def cache_key(endpoint: str, model: str, messages: list[dict[str, Any]], options: dict[str, Any]) -> str:
+def cache_key(
+    endpoint: str, model: str, messages: Sequence[Mapping[str, object]], options: Mapping[str, object]
+) -> str:
     """A stable digest of one request."""
     request = {"endpoint": endpoint, "model": model, "messages": messages, "options": options}
     return hashlib.sha256(json.dumps(request, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
@@ -36,7 +39,7 @@ class ResponseCache:
         row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    def put(self, key: str, reply: dict[str, Any]) -> None:
+    def put(self, key: str, reply: Mapping[str, object]) -> None:
         self._db.execute("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, json.dumps(reply)))
 
 

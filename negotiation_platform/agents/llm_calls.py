@@ -233,7 +233,7 @@ def retry_after(headers: Any) -> float | None:
     return None
 
 
-def first_message(response: Any) -> Any:
+def first_message(response: object) -> Any:
     """The reply's first choice's message, or None when the body is no chat completion (a proxy's
     page, an empty `choices`): the SDK hands such bodies over as they came."""
     choices = getattr(response, "choices", None)
@@ -242,7 +242,7 @@ def first_message(response: Any) -> Any:
     return getattr(choices[0], "message", None)
 
 
-def usage_of(response: Any) -> dict[str, int]:
+def usage_of(response: object) -> dict[str, int]:
     """The tokens a reply reports: prompt, completion, and the prompt's cached part where reported."""
     usage = getattr(response, "usage", None)
     if usage is None:

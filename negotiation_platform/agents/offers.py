@@ -8,14 +8,17 @@ agent's own utility for each.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Decision
+from negotiation_platform.games.bargaining import BargainingPosition, MenuItem
 
 
 def bargain_toward(
-    position: dict[str, Any], allowed: dict[str, Any], target_of: Callable[[float, float], float]
+    position: BargainingPosition, allowed: dict[str, Any], target_of: Callable[[float, float], float]
 ) -> Decision | None:
     """Accept the standing offer when it is worth the target, else offer the target (None: neither is open).
 
@@ -65,7 +68,9 @@ def on_grid(value: float, prop: dict[str, Any]) -> float:
     return snapped
 
 
-def menu_offer(menu: list[dict[str, Any]], floor: float, similar_to: dict[str, Any] | None) -> dict[str, Any] | None:
+def menu_offer(
+    menu: list[MenuItem], floor: float, similar_to: Mapping[str, object] | None
+) -> dict[str, JsonValue] | None:
     """The offer worth at least `floor` to me that is most like the other side's standing offer.
 
     Matching the other side's choices where it costs nothing is what finds integrative trades;
@@ -76,7 +81,7 @@ def menu_offer(menu: list[dict[str, Any]], floor: float, similar_to: dict[str, A
         return None
     target = _flatten(similar_to or {})
 
-    def score(item: dict[str, Any]) -> tuple[int, float]:
+    def score(item: MenuItem) -> tuple[int, float]:
         mine = _flatten(item["payload"])
         shared = sum(1 for key, value in target.items() if mine.get(key) == value)
         return (-shared, item["utility"] - floor)
@@ -84,7 +89,7 @@ def menu_offer(menu: list[dict[str, Any]], floor: float, similar_to: dict[str, A
     return dict(min(acceptable, key=score)["payload"])
 
 
-def menu_utility(menu: list[dict[str, Any]], payload: dict[str, Any] | None) -> float | None:
+def menu_utility(menu: list[MenuItem], payload: Mapping[str, object] | None) -> float | None:
     """My utility of a payload found in the menu (None if it is not there)."""
     if payload is None:
         return None
@@ -92,10 +97,10 @@ def menu_utility(menu: list[dict[str, Any]], payload: dict[str, Any] | None) -> 
     return next((item["utility"] for item in menu if _flatten(item["payload"]) == flat), None)
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def _flatten(value: object, prefix: str = "") -> dict[str, object]:
     if not isinstance(value, dict):
         return {prefix: value}
-    flat: dict[str, Any] = {}
+    flat: dict[str, object] = {}
     for key, inner in value.items():
         flat.update(_flatten(inner, f"{prefix}.{key}" if prefix else str(key)))
     return flat

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from collections.abc import Callable
 
+from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.batna_aware import BatnaAwareAgent
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.cooperative import CooperativeAgent
@@ -17,8 +18,8 @@ LLM_AVAILABLE = importlib.util.find_spec("openai") is not None
 
 
 @hookimpl
-def register_agents() -> dict[str, Any]:
-    agents: dict[str, Any] = {
+def register_agents() -> dict[str, Callable[..., Agent]]:
+    agents: dict[str, Callable[..., Agent]] = {
         "random": RandomAgent,
         "concession": ConcessionAgent,
         "batna": BatnaAwareAgent,

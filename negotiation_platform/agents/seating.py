@@ -44,7 +44,7 @@ class SeatedBy(StrEnum):
     CLIENT = "client"
 
 
-def operator_only(factory: Callable[..., Any]) -> str | None:
+def operator_only(factory: Callable[..., object]) -> str | None:
     """Why only the operator may seat agents of this kind (None: a client may too)."""
     if getattr(factory, "spends_operator_budget", False):
         return "they call the server's model endpoint with its operator's key"

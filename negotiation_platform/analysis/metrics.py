@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -143,7 +144,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return table
 
 
-def _mean(values: list[Any]) -> float | None:
+def _mean(values: Sequence[float | None]) -> float | None:
     """Mean of the values that are not None; None when there are none."""
     known = [float(v) for v in values if v is not None]
     return sum(known) / len(known) if known else None

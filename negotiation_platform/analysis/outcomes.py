@@ -11,8 +11,8 @@ the delay cost.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -48,7 +48,9 @@ class OutcomeSpace:
         return None if index < 0 else self.utilities[index]
 
 
-def outcome_space(game: str, config: dict[str, Any] | None, registry: Registry | None = None) -> OutcomeSpace | None:
+def outcome_space(
+    game: str, config: Mapping[str, object] | None, registry: Registry | None = None
+) -> OutcomeSpace | None:
     """The game's exact outcome space under `config`, or None where the kernels cannot enumerate it."""
     if game not in ENUMERATORS:
         return None
@@ -61,7 +63,7 @@ def outcome_space(game: str, config: dict[str, Any] | None, registry: Registry |
 _SPACES: dict[tuple[str, str], OutcomeSpace | None] = {}
 
 
-def _enumerate(game: str, config: dict[str, Any] | None, registry: Registry) -> OutcomeSpace | None:
+def _enumerate(game: str, config: Mapping[str, object] | None, registry: Registry) -> OutcomeSpace | None:
     try:
         from negotiation_platform.kernels import analysis, outcomes
     except ImportError:

@@ -13,7 +13,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, cast
+from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -218,7 +218,7 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     with stderr_progress(*columns, transient=True) as bar:
         task = bar.add_task("")
 
-        def follow(turn: Mapping[str, Any]) -> None:
+        def follow(turn: Mapping[str, object]) -> None:
             bar.update(task, description=f", round {turn['round']} {turn.get('phase') or ''}".rstrip())
 
         result = asyncio.run(_play(connect, registry, args, seed, follow))
@@ -275,7 +275,7 @@ async def _in_process(arena: Arena) -> AsyncIterator[Arena]:
 def _transport_for(registry: Registry, via: str) -> Transport:
     for transport in registry.transports().values():
         if transport.connects_to(via):
-            return cast(Transport, transport)
+            return transport
     installed = registry.transports().keys()
     hint = install_hint(SHIPPED_TRANSPORTS.keys() - installed)
     raise SystemExit(
@@ -368,7 +368,7 @@ def make_agents(
     specs: list[str],
     seats: int,
     seed: int,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     *,
     game: str = "the game",
     beside_yours: bool = False,
@@ -506,7 +506,7 @@ def _fail(
     status: int,
     message: str,
     code: str = "command_failed",
-    details: dict[str, Any] | None = None,
+    details: Mapping[str, object] | None = None,
 ) -> int:
     """Print one line on stderr: the structured error with `--json` or `--log-format json` (where every
     line on stderr is JSON), else the message; return `status`."""
@@ -516,7 +516,9 @@ def _fail(
     return status
 
 
-def _print_error(as_json: bool, text: str, message: str, code: str, details: dict[str, Any] | None = None) -> None:
+def _print_error(
+    as_json: bool, text: str, message: str, code: str, details: Mapping[str, object] | None = None
+) -> None:
     """One line on stderr: `{"error": {code, message, details}}` when `as_json`, else `text` made safe for a
     terminal; a password in either (a store URL's) masked."""
     if as_json:

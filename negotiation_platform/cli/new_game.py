@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from negotiation_platform.kit import ScaffoldRefused, scaffold_game
 from negotiation_platform.registry import Registry
 
+if TYPE_CHECKING:
+    from negotiation_platform.cli.parsing import Subcommands
 
-def add_new_game_command(sub: Any) -> None:
+
+def add_new_game_command(sub: Subcommands) -> None:
     new_game = sub.add_parser("new-game", help="write a new game package, ready to install and test")
     new_game.add_argument("name", help="the game id and package name, a lowercase identifier such as my_game")
     new_game.add_argument("--dir", type=Path, default=Path("."), help="where to create the package's directory")

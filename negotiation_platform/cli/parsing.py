@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 
 class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
@@ -28,6 +28,11 @@ class CliParser(argparse.ArgumentParser):
         """Raise the usage error for the command to print in one line (argparse would print the whole usage
         first): as text, or as the JSON error when the command line asked for `--json`."""
         raise UsageError(self.prog, f"{message} (see {self.prog} --help)")
+
+
+if TYPE_CHECKING:
+    Subcommands = argparse._SubParsersAction[CliParser]
+    """What `add_subparsers()` returns: the CLI's commands are added to it."""
 
 
 class UsageError(Exception):

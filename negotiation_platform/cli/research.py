@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -23,11 +23,14 @@ from negotiation_platform.cli.transcript import shown
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
+if TYPE_CHECKING:
+    from negotiation_platform.cli.parsing import Subcommands
+
 FAILED_EXIT = 1
 """`tournament`'s exit status when any match failed (2 stays for bad arguments)."""
 
 
-def add_research_commands(sub: Any) -> None:
+def add_research_commands(sub: Subcommands) -> None:
     """Add `tournament` and `report` to the CLI's subcommands."""
     tournament = sub.add_parser(
         "tournament",
@@ -78,7 +81,7 @@ def add_research_commands(sub: Any) -> None:
     add_keep_failed_llm(report, "put them in the outcome tables, figures and ratings (they are listed either way)")
 
 
-def add_train_llm(sub: Any) -> None:
+def add_train_llm(sub: Subcommands) -> None:
     """`train-llm`: GRPO on a local causal LM with TRL (the `llm-rl` extra); see negotiation_platform.llm_rl.train."""
     train = sub.add_parser(
         "train-llm",
@@ -317,6 +320,6 @@ def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Conso
     for section in social_sections(report):
         table = Table(*(column.title for column in section.columns), title=section.title, caption=section.note)
         for row in section.rows:
-            table.add_row(*row)
+            table.add_row(*(str(value) for value in row))  # the social tables hold text only
         console.print(table)
     return 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 from contextlib import AbstractAsyncContextManager
-from typing import Any
 
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.arena.persistence import attach_store, default_instance
@@ -26,6 +25,7 @@ from negotiation_platform.cli.serve_options import (
 )
 from negotiation_platform.registry import Registry, hookimpl
 from negotiation_platform.store import default_location, masked
+from negotiation_platform.transports import Transport
 
 
 class ViewerTransport:
@@ -60,5 +60,5 @@ class ViewerTransport:
 
 
 @hookimpl
-def register_transports() -> dict[str, Any]:
+def register_transports() -> dict[str, Transport]:
     return {"view": ViewerTransport()}

@@ -7,7 +7,7 @@ import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +19,9 @@ from negotiation_platform.registry import Registry
 from negotiation_platform.store import MEMORY, STATUSES, STORE_ENV, MatchQuery, default_location, masked, open_store
 
 if TYPE_CHECKING:
+    from negotiation_platform.cli.parsing import Subcommands
+
+if TYPE_CHECKING:
     from negotiation_platform.store.sql import SqlStore
 
 
@@ -26,7 +29,7 @@ def add_store_option(parser: argparse.ArgumentParser, purpose: str) -> None:
     add_store_argument(parser, f"{purpose}: an SQLite file or a postgresql:// URL")
 
 
-def add_store_commands(sub: Any) -> None:
+def add_store_commands(sub: Subcommands) -> None:
     matches = sub.add_parser("matches", help="list the matches of a store, newest first")
     add_store_option(matches, f"the store to read (default: $NEGOTIATION_STORE, else {masked(default_location())})")
     matches.add_argument("--game", default=None, help="only this game")

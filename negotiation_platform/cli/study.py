@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -32,10 +32,13 @@ from negotiation_platform.study import (
     write_links,
 )
 
+if TYPE_CHECKING:
+    from negotiation_platform.cli.parsing import Subcommands
+
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
-def add_study_commands(sub: Any) -> None:
+def add_study_commands(sub: Subcommands) -> None:
     study = sub.add_parser("study", help="run a human-AI negotiation study: matches with a seat link per participant")
     commands = study.add_subparsers(dest="study_command", required=True, metavar="COMMAND")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -13,8 +13,11 @@ from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
+if TYPE_CHECKING:
+    from negotiation_platform.cli.parsing import Subcommands
 
-def add_train_command(sub: Any) -> None:
+
+def add_train_command(sub: Subcommands) -> None:
     train = sub.add_parser("train", help="train a policy for every seat on a game's JAX kernel (the `rl` extra)")
     train.add_argument("game", help="a game with a JAX kernel")
     train.add_argument(

@@ -7,13 +7,15 @@ reaches them in the turn state as `bargaining` (plain JSON). Two forms: one nume
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict
+from typing import Required, TypedDict
+
+from pydantic import JsonValue
 
 
 class MenuItem(TypedDict):
     """One whole offer of a menu and what it is worth to the seat."""
 
-    payload: dict[str, Any]
+    payload: dict[str, JsonValue]
     """The proposal action's payload, exactly as it would be submitted."""
     utility: float
     """Its worth to the seat, in the units of `batna`."""
@@ -39,9 +41,9 @@ class BargainingTerms(TypedDict, total=False):
     """Menu form (and bilateral games): the seat's utility of no deal now."""
     standing_utility: float | None
     """Menu form: what the other side's standing offer is worth to the seat, or None."""
-    standing_offer: dict[str, Any] | None
+    standing_offer: dict[str, JsonValue] | None
     """Menu form: the other side's standing offer as a payload, or None."""
-    my_last_offer: dict[str, Any] | None
+    my_last_offer: dict[str, JsonValue] | None
     """The seat's own last offer as a payload, or None."""
 
 

@@ -145,7 +145,14 @@ class Notice:
     visible_to: tuple[str, ...] | None = None
 
 
-ConfigT = TypeVar("ConfigT", bound=GameConfig)
+ConfigInput = Mapping[str, object] | GameConfig | None
+"""A game's config as callers give it: a mapping (checked against `Config`), a parsed config, or None (defaults)."""
+
+RngInput = random.Random | Callable[[], random.Random] | None
+"""A game's random generator: made, made on first use by a factory, or None (seeded with 0)."""
+
+ConfigT = TypeVar("ConfigT", bound=GameConfig, covariant=True)
+"""Covariant: a game's config is set once, when it is made, so every `BaseGame[C]` is a `BaseGame[GameConfig]`."""
 
 
 def _unseeded() -> random.Random:
@@ -156,7 +163,7 @@ def _unseeded() -> random.Random:
 class _SpecDescriptor:
     """`Game.spec` is the spec under default config; `game.spec` the one under the game's config."""
 
-    def __get__(self, instance: BaseGame[Any] | None, owner: type[BaseGame[Any]]) -> GameSpec:
+    def __get__(self, instance: BaseGame[GameConfig] | None, owner: type[BaseGame[GameConfig]]) -> GameSpec:
         if instance is not None:
             return instance._setup.spec
         return shared_setup(owner, None).spec
@@ -192,9 +199,9 @@ class BaseGame(ABC, Generic[ConfigT]):
     def __init__(
         self,
         game_id: str = "game",
-        config: Mapping[str, Any] | GameConfig | None = None,
+        config: ConfigInput = None,
         *,
-        rng: random.Random | Callable[[], random.Random] | None = None,
+        rng: RngInput = None,
     ) -> None:
         self.game_id = game_id
         self._setup = shared_setup(type(self), config)
@@ -229,7 +236,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         self._rng = value
 
     @classmethod
-    def parse_config(cls, config: Mapping[str, Any] | GameConfig | None) -> GameConfig:
+    def parse_config(cls, config: ConfigInput) -> GameConfig:
         """Validate a config mapping against `Config`, as strict JSON (raises pydantic's ValidationError):
         `{"rounds": true}` or `{"rounds": "5"}` is refused, never read as a number. `max_rounds`, the
         documented name of the round limit, is read as `rounds` in a config that has that field."""
@@ -241,7 +248,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         return validate_strict(cls.Config, data)
 
     @classmethod
-    def spec_for(cls, config: Mapping[str, Any] | GameConfig | None = None) -> GameSpec:
+    def spec_for(cls, config: ConfigInput = None) -> GameSpec:
         """The spec under `config`, without creating a game (shared: built once per config)."""
         return shared_setup(cls, config).spec
 
@@ -250,12 +257,15 @@ class BaseGame(ABC, Generic[ConfigT]):
         """The game's config as a plain dict (a fresh copy: the parsed config is shared and frozen)."""
         return self.settings.model_dump()
 
-    def __getattr__(self, name: str) -> Any:
-        """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API shows."""
-        settings = self.__dict__.get("settings")
-        if settings is not None and name in type(settings).model_fields:
-            return getattr(settings, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if not TYPE_CHECKING:  # invisible to type checkers, so `game.proces_action(...)` stays an error there
+
+        def __getattr__(self, name: str) -> object:
+            """Config values read as attributes (`game.rounds`, `game.buyer_batna`), as the documented API
+            shows; typed code reads them from `game.settings`."""
+            settings = self.__dict__.get("settings")
+            if settings is not None and name in type(settings).model_fields:
+                return getattr(settings, name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # --- declared by each game -------------------------------------------------------------
 
@@ -528,7 +538,7 @@ def _surplus(players: list[str], scores: Mapping[str, float], batnas: Mapping[st
     return {p: scores[p] - batnas.get(p, 0.0) for p in players}
 
 
-def overrides(game: BaseGame[Any], method: str) -> bool:
+def overrides(game: BaseGame[GameConfig], method: str) -> bool:
     """Whether `game`'s class replaces BaseGame's `method` (else its default is known without calling it)."""
     return getattr(type(game), method) is not getattr(BaseGame, method)
 

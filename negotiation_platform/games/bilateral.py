@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from abc import abstractmethod
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, Field
@@ -105,11 +106,11 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
         """The utility of agreed `terms` for `role`, agreed (or offered) in `round_number`."""
 
-    def payload_of(self, terms: dict[str, Any]) -> dict[str, Any]:
+    def payload_of(self, terms: Mapping[str, object]) -> dict[str, Any]:
         """The proposal payload that stands for `terms` (the inverse of `terms_of`)."""
         return dict(terms)
 
-    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
+    def offer_error(self, player_id: str, payload: Mapping[str, object]) -> str | None:
         """Game-specific reasons to refuse a proposal (constraints, unknown options)."""
         return None
 
@@ -294,7 +295,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         can_propose = self.proposals_left(player_id) > 0
         return [a for a in candidates if (a != "accept" or can_accept) and (a != self.proposal_action or can_propose)]
 
-    def action_error(self, player_id: str, action: dict[str, Any]) -> str | None:
+    def action_error(self, player_id: str, action: Mapping[str, object]) -> str | None:
         kind = action.get("type")
         if kind == "accept" and self.standing_offer_for(player_id) is None:
             if not self.accept_same_round and self.game_data["standing"].get(self.other(player_id)):
@@ -330,7 +331,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             data["ended_by"] = player
         return data
 
-    def _agree(self, offer: dict[str, Any], how: str) -> None:
+    def _agree(self, offer: Mapping[str, object], how: str) -> None:
         self.game_data["agreement"] = {
             "terms": copy.deepcopy(offer["terms"]),
             "round": self.current_round,
@@ -340,7 +341,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         }
 
     def process_actions(
-        self, actions: dict[str, dict[str, Any]], game_state: dict[str, Any] | None = None
+        self, actions: dict[str, dict[str, Any]], game_state: Mapping[str, object] | None = None
     ) -> dict[str, Any]:
         """Documented batch form for use without the engine: each player's action in order, then the
         round advances once both have acted. An invalid action is recorded in `errors`, not applied.
@@ -400,7 +401,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             return {p: self.no_deal_utility(self.role_of(p), round_number) for p in self.players}
         return {p: self.role_utility(self.role_of(p), terms, round_number) for p in self.players}
 
-    def get_game_summary(self, game_state: dict[str, Any] | None = None) -> dict[str, Any]:
+    def get_game_summary(self, game_state: Mapping[str, object] | None = None) -> dict[str, Any]:
         agreement = self.game_data.get("agreement")
         summary: dict[str, Any] = {
             "game_type": self.game_title,
@@ -432,7 +433,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     # --- what players see -----------------------------------------------------------------
 
-    def describe_terms(self, terms: dict[str, Any]) -> str:
+    def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{k}={v}" for k, v in terms.items())
 
     def get_player_view(self, player_id: str) -> dict[str, Any]:
@@ -478,7 +479,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def _scoring_round(self, offer: dict[str, Any]) -> int:
         return int(offer["round"]) if self.score_at_offer_round else max(self.current_round, 1)
 
-    def get_game_prompt(self, player_id: str, game_state: dict[str, Any] | None = None) -> str:
+    def get_game_prompt(self, player_id: str, game_state: Mapping[str, object] | None = None) -> str:
         view = self.get_player_view(player_id)
         rival = view["opponent_latest_offer"]
         lines = [

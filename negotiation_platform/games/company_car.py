@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.bargaining import BargainingTerms
+from negotiation_platform.games.base_game import ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 MAX_PRICE = 10_000_000
@@ -66,7 +68,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         "Party B hands it over and wants a high price. Each has a BATNA that shrinks every round."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "company_car", rng: Any = None) -> None:
+    def __init__(self, config: ConfigInput = None, *, game_id: str = "company_car", rng: RngInput = None) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod
@@ -117,7 +119,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
     def public_details(self) -> dict[str, Any]:
         return {"starting_price": self.settings.starting_price}
 
-    def describe_terms(self, terms: dict[str, Any]) -> str:
+    def describe_terms(self, terms: Mapping[str, object]) -> str:
         return f"price {terms['price']:,.0f}"
 
     def situation(self, player_id: str) -> list[str]:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from functools import cache
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, create_model, model_validator
 
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
-from negotiation_platform.games.base_game import MAX_VALUE
+from negotiation_platform.games.base_game import MAX_VALUE, ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 Number = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
@@ -134,7 +135,9 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         "access, cleaning responsibility and branding visibility. They care about the issues differently."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "integrative_negotiation", rng: Any = None) -> None:
+    def __init__(
+        self, config: ConfigInput = None, *, game_id: str = "integrative_negotiation", rng: RngInput = None
+    ) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod
@@ -153,7 +156,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
 
     # --- options ------------------------------------------------------------------------
 
-    def snap_option(self, issue_name: str, value: Any) -> Option:
+    def snap_option(self, issue_name: str, value: object) -> Option:
         """The option a value stands for: numbers snap by the issue's bounds, text matches case-insensitively.
 
         Raises ValueError naming the valid options when there is none.
@@ -169,11 +172,11 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
                 return option
         raise ValueError(f"Unknown option {value!r} for {issue_name}; valid options: {list(issue.options)}.")
 
-    def is_valid_proposal(self, proposal: dict[str, Any]) -> bool:
+    def is_valid_proposal(self, proposal: Mapping[str, object]) -> bool:
         """Whether the proposal names every issue with a valid option."""
         return self.proposal_error(proposal) is None
 
-    def proposal_error(self, proposal: Any) -> str | None:
+    def proposal_error(self, proposal: object) -> str | None:
         if not isinstance(proposal, dict) or not proposal:
             return "A proposal must choose an option for every issue."
         missing = [name for name in self.settings.issues if name not in proposal]
@@ -189,21 +192,21 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
                 return str(exc)
         return None
 
-    def validate_response(self, response: dict[str, Any]) -> bool:
+    def validate_response(self, response: Mapping[str, object]) -> bool:
         """Whether a parsed response has a known type, and a proposal when it proposes."""
         kind = response.get("type")
         if kind not in (self.proposal_action, "accept", "reject"):
             return False
         return kind != self.proposal_action or isinstance(response.get("proposal"), dict)
 
-    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
+    def offer_error(self, player_id: str, payload: Mapping[str, object]) -> str | None:
         return self.proposal_error(payload.get("proposal"))
 
     def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
         proposal = payload["proposal"]
         return {name: self.snap_option(name, proposal[name]) for name in self.settings.issues}
 
-    def payload_of(self, terms: dict[str, Any]) -> dict[str, Any]:
+    def payload_of(self, terms: Mapping[str, object]) -> dict[str, Any]:
         return {"proposal": dict(terms)}
 
     # --- utility ------------------------------------------------------------------------
@@ -214,7 +217,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
             for name, issue in self.settings.issues.items()
         }
 
-    def calculate_utility(self, player: str, proposal: dict[str, Any]) -> float:
+    def calculate_utility(self, player: str, proposal: Mapping[str, object]) -> float:
         """Σ weight × points for the player's role; 0.0 for an invalid proposal."""
         if self.proposal_error(proposal) is not None:
             return 0.0
@@ -222,7 +225,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         terms = {name: self.snap_option(name, proposal[name]) for name in self.settings.issues}
         return negotiation_tools.calculate_utility(terms, self.settings.weights[role], self.points_for(role))
 
-    def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
+    def role_utility(self, role: str, terms: Mapping[str, object], round_number: int) -> float:
         return negotiation_tools.calculate_utility(terms, self.settings.weights[role], self.points_for(role))
 
     def private_details(self, role: str) -> dict[str, Any]:
@@ -234,7 +237,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
 
     # --- what players see ---------------------------------------------------------------
 
-    def describe_terms(self, terms: dict[str, Any]) -> str:
+    def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{name}: {value}" for name, value in terms.items())
 
     def situation(self, player_id: str) -> list[str]:
@@ -255,6 +258,6 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         names = list(self.settings.issues)
         menu: list[MenuItem] = []
         for combo in itertools.product(*(self.settings.issues[n].options for n in names)):
-            terms = dict(zip(names, combo, strict=True))
+            terms: dict[str, JsonValue] = dict(zip(names, combo, strict=True))
             menu.append({"payload": {"proposal": terms}, "utility": self.role_utility(role, terms, 1)})
         return {"menu": menu}

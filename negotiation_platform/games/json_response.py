@@ -24,13 +24,14 @@ _NAME_KEYS = ("type", "action_type", "action")
 """Where an answer may name its action, in the order they are looked for."""
 
 
-def _as_action(candidate: Any) -> dict[str, Any] | None:
+def _as_action(candidate: object) -> dict[str, Any] | None:
     """The action object inside a parsed value, flat: `decision` unwrapped, the name under `type`, a
     perform_action-style `payload` spread beside it."""
     if not isinstance(candidate, dict):
         return None
-    if isinstance(candidate.get("decision"), dict):
-        candidate = candidate["decision"]
+    decision = candidate.get("decision")
+    if isinstance(decision, dict):
+        candidate = decision
     key = next((k for k in _NAME_KEYS if k in candidate), None)
     if key is None or not isinstance(candidate[key], str):
         return None
@@ -39,7 +40,7 @@ def _as_action(candidate: Any) -> dict[str, Any] | None:
     return {"type": candidate[key].strip().lower(), **rest, **payload}
 
 
-def _load(text: str) -> Any:
+def _load(text: str) -> object:
     """JSON, else JSON without trailing commas, else a Python literal (single quotes, True/False)."""
     for attempt in (text, _TRAILING_COMMA.sub(r"\1", text)):
         try:

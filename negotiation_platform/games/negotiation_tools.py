@@ -34,7 +34,9 @@ def suggest_next_offer(current_offer: float, batna: float, last_rejected: bool, 
     return current_offer + (batna - current_offer) * step
 
 
-def check_constraints(offer: Mapping[str, Any], constraints: Mapping[str, Callable[[Mapping[str, Any]], bool]]) -> bool:
+def check_constraints(
+    offer: Mapping[str, object], constraints: Mapping[str, Callable[[Mapping[str, Any]], bool]]
+) -> bool:
     """True if every constraint function accepts the offer; a constraint that raises counts as failed."""
     for check in constraints.values():
         try:
@@ -46,7 +48,7 @@ def check_constraints(offer: Mapping[str, Any], constraints: Mapping[str, Callab
 
 
 def calculate_utility(
-    offer: Mapping[str, Any], weights: Mapping[str, float], points: Mapping[str, Mapping[Any, float]]
+    offer: Mapping[str, object], weights: Mapping[str, float], points: Mapping[str, Mapping[Any, float]]
 ) -> float:
     """Σ weight[issue] × points[issue][option]; an issue missing anywhere contributes 0."""
     total = 0.0

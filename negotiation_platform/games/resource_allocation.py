@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
-from negotiation_platform.games.base_game import MAX_VALUE, PlayerAction
+from negotiation_platform.games.base_game import MAX_VALUE, ConfigInput, PlayerAction, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
 
 MAX_HOURS = 1_000
@@ -85,7 +86,9 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         "The teams value the two resources differently; the plan must respect shared capacity limits."
     )
 
-    def __init__(self, config: Any = None, *, game_id: str = "resource_allocation", rng: Any = None) -> None:
+    def __init__(
+        self, config: ConfigInput = None, *, game_id: str = "resource_allocation", rng: RngInput = None
+    ) -> None:
         super().__init__(game_id, config, rng=rng)
 
     @classmethod
@@ -142,7 +145,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
     def base_batna(self, role: str) -> float:
         return float(self.settings.batnas[role])
 
-    def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def terms_of(self, payload: Mapping[str, object]) -> dict[str, Any]:
         """The plan in the engine's names, from them or from the documented `gpu`/`cpu`."""
         plan = _plan_payload(self.settings.total_resources).model_validate(payload).model_dump()
         return {"gpu_hours": float(plan["gpu_hours"]), "cpu_hours": float(plan["cpu_hours"])}
@@ -181,7 +184,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             "total_usage": gpu_hours + cpu_hours,
         }
 
-    def offer_error(self, player_id: str, payload: dict[str, Any]) -> str | None:
+    def offer_error(self, player_id: str, payload: Mapping[str, object]) -> str | None:
         terms = self.terms_of(payload)
         messages = self.constraint_violations(terms["gpu_hours"], terms["cpu_hours"])
         return None if not messages else "Plan violates constraints: " + "; ".join(messages) + "."
@@ -192,7 +195,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             self.check_constraints_and_update(terms["gpu_hours"], terms["cpu_hours"])
         return super().process_action(action)
 
-    def describe_terms(self, terms: dict[str, Any]) -> str:
+    def describe_terms(self, terms: Mapping[str, object]) -> str:
         return f"{terms['gpu_hours']:g} GPU hours, {terms['cpu_hours']:g} CPU hours"
 
     def situation(self, player_id: str) -> list[str]:

@@ -62,7 +62,7 @@ def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | No
     return setup
 
 
-def _key(game_cls: type[Any], config: Any) -> tuple[type, type | None, bytes] | None:
+def _key(game_cls: type[Any], config: object) -> tuple[type, type | None, bytes] | None:
     """The class, the config's own class (None for plain data) and the config's JSON text."""
     if config is None or (type(config) is dict and not config):
         return game_cls, None, b"{}"  # the defaults: the JSON text of an empty config

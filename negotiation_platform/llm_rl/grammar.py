@@ -43,7 +43,7 @@ def format_text(grammar: Grammar, actions: list[Mapping[str, Any]]) -> str:
     return f"Reply in the compact form (not JSON, whatever the text above asks), e.g. {shown}."
 
 
-def read(grammar: Grammar, text: str, turn: Mapping[str, Any]) -> tuple[Decision | None, str]:
+def read(grammar: Grammar, text: str, turn: Mapping[str, object]) -> tuple[Decision | None, str]:
     """(the decision, "") that `text` asks for in `grammar`, or (None, what is wrong with it)."""
     if grammar == "json":
         return read_reply(text, dict(turn))
@@ -72,7 +72,7 @@ def compact_line(action: str, payload: Mapping[str, Any], allowed: Mapping[str, 
     return " ".join([action, *values])
 
 
-def _word(value: Any) -> str:
+def _word(value: object) -> str:
     """A value as the compact grammar writes it: a bare word where it reads back as the same string."""
     if isinstance(value, str) and value and value.split() == [value] and _bare(value) == value:
         return value

@@ -18,6 +18,7 @@ import asyncio
 import inspect
 import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ class HFAgent:
     """DIR is a path on the server: a served arena never seats one a client names (see `seating`)."""
     Options = HFAgentOptions
 
-    def __init__(self, seed: int = 0, name: str = "hf", target: str = "", **options: Any) -> None:
+    def __init__(self, seed: int = 0, name: str = "hf", target: str = "", **options: object) -> None:
         settings = read_options(HFAgentOptions, "hf", options)
         model_directory(target)  # refused before torch is imported
 
@@ -92,12 +93,12 @@ class HFAgent:
         if forfeit is not None:
             return forfeit
 
-        async def ask(conversation: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
             return await asyncio.to_thread(self.reply, conversation)  # generating must not hold the event loop
 
         return await converse(turn, self.settings.max_replies, ask, self.transcript)
 
-    def reply(self, conversation: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    def reply(self, conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
         """The model's reply to `conversation` through the tokenizer's chat template, with its token counts
         and seconds (as an `llm:` transcript's `usage`)."""
         started = time.monotonic()

@@ -7,8 +7,9 @@ which builds on the agents.
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from collections.abc import Callable
 
+from negotiation_platform.agents.base import Agent
 from negotiation_platform.registry.hookspecs import hookimpl
 
 HF_AVAILABLE = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("transformers") is not None
@@ -16,7 +17,7 @@ HF_AVAILABLE = importlib.util.find_spec("torch") is not None and importlib.util.
 
 
 @hookimpl
-def register_agents() -> dict[str, Any]:
+def register_agents() -> dict[str, Callable[..., Agent]]:
     if not HF_AVAILABLE:
         return {}
     from negotiation_platform.llm_rl.hf_agent import HFAgent

@@ -87,7 +87,7 @@ class TextEnv:
     def __init__(
         self,
         game_id: str,
-        config: Mapping[str, Any] | None = None,
+        config: Mapping[str, object] | None = None,
         registry: Registry | None = None,
         grammar: Grammar = "json",
         max_retries: int = 2,

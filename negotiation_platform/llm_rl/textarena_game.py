@@ -13,6 +13,7 @@ global `random` when given one).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 import textarena as ta
@@ -60,7 +61,7 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
     def __init__(
         self,
         game: str,
-        config: dict[str, Any] | None = None,
+        config: Mapping[str, object] | None = None,
         registry: Registry | None = None,
         grammar: Grammar = "json",
         error_allowance: int = 1,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -41,7 +41,7 @@ def python_type(prop: dict[str, Any]) -> Any:
     return JSON_TYPES.get(kind or "object", Any)
 
 
-def describe(prop: dict[str, Any]) -> str:
+def describe(prop: Mapping[str, object]) -> str:
     """A property's description for the docstring, with its bounds (the model reads only this text)."""
     text = str(prop.get("description") or prop.get("title") or "").strip().rstrip(".") or "A value"
     bounds = [f"{word} {prop[key]}" for key, word in (("minimum", "at least"), ("maximum", "at most")) if key in prop]
@@ -71,7 +71,7 @@ def tool_method(name: str, description: str, schema: dict[str, Any], call: Call)
     annotations["return"] = str
     signature = inspect.Signature(parameters, return_annotation=str)
 
-    def method(self: Any, **arguments: Any) -> str:
+    def method(self: object, **arguments: object) -> str:
         signature.bind(self, **arguments)  # a missing or unknown argument: TypeError, which trainers show the model
         return call(self, name, arguments)
 

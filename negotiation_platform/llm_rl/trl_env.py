@@ -136,7 +136,7 @@ def make_trl_env(
     seat: int | str = 0,
     opponents: str | Sequence[str] = "concession",
     grammar: Grammar = "json",
-    config: dict[str, Any] | None = None,
+    config: Mapping[str, object] | None = None,
     registry: Registry | None = None,
 ) -> type[TrlSeatEnv]:
     """A class for `GRPOTrainer(environment_factory=...)`: `seat` (index or agent id) learns; `opponents` plays the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -206,5 +206,5 @@ def _headers() -> dict[str, str]:
     return {"cache-control": "no-store", **SECURITY_HEADERS}
 
 
-def _json(value: dict[str, Any]) -> JSONResponse:
+def _json(value: Mapping[str, object]) -> JSONResponse:
     return JSONResponse(value, headers=_headers())

@@ -6,9 +6,10 @@ of imports from higher layers (the layers, lowest first, are in README.md's "Lay
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import JsonValue
 
 from negotiation_platform.games.auction import AuctionGame
+from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.games.company_car import CompanyCarGame
 from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
 from negotiation_platform.games.resource_allocation import ResourceAllocationGame
@@ -17,7 +18,7 @@ from negotiation_platform.registry.hookspecs import hookimpl
 
 
 @hookimpl
-def register_games() -> list[type[Any]]:
+def register_games() -> list[type[BaseGame[GameConfig]]]:
     return [Split100Game, AuctionGame, CompanyCarGame, ResourceAllocationGame, IntegrativeNegotiationsGame]
 
 
@@ -33,7 +34,7 @@ def register_kernels() -> dict[str, str]:
 
 
 @hookimpl
-def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+def render_board(game_id: str, view: dict[str, JsonValue], events: list[dict[str, JsonValue]]) -> str | None:
     if game_id != "auction":
         return None
     from negotiation_platform.games.auction_board import auction_board

@@ -8,9 +8,17 @@ Plugins implement these with `@hookimpl` in a module named by an entry point, e.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pluggy
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+
+    from negotiation_platform.agents.base import Agent
+    from negotiation_platform.games.base_game import BaseGame, GameConfig
+    from negotiation_platform.transports import Transport
 
 PROJECT = "negotiation_platform"
 
@@ -19,20 +27,32 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def register_games() -> list[type[Any]]:
-    """Return the `BaseGame` subclasses this plugin provides."""
+def register_games() -> list[type[BaseGame[GameConfig]]]:
+    """Return the games this plugin provides.
+
+    :return: `BaseGame` subclasses; one that is not, or whose spec or `Config` is invalid, is left out
+        and reported in `Registry.problems`, and the others still load.
+    """
     raise NotImplementedError
 
 
 @hookspec
-def register_agents() -> dict[str, Any]:
-    """Return scripted agents by name: factories `f(seed: int) -> Agent`."""
+def register_agents() -> dict[str, Callable[..., Agent]]:
+    """Return agent kinds by name.
+
+    :return: factories called as `factory(seed=..., name=..., **options)` (plus `target=` for a kind
+        whose factory says `needs_target = True`, named `kind:TARGET`), each returning an `Agent`.
+    """
     raise NotImplementedError
 
 
 @hookspec
-def register_transports() -> dict[str, Any]:
-    """Return transports by name (e.g. "mcp", "a2a"): objects that can serve an arena."""
+def register_transports() -> dict[str, Transport]:
+    """Return transports by name (e.g. "mcp", "a2a").
+
+    :return: objects satisfying the `Transport` protocol: each adds `serve NAME` to the CLI and may
+        answer `play --via TARGET`.
+    """
     raise NotImplementedError
 
 
@@ -43,13 +63,14 @@ def register_kernels() -> dict[str, str]:
 
 
 @hookspec(firstresult=True)
-def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+def render_board(game_id: str, view: dict[str, JsonValue], events: list[dict[str, JsonValue]]) -> str | None:
     """Draw a game's board for the match viewer, as an HTML fragment (inline SVG welcome); None for
-    games this plugin does not draw.
+    games this plugin does not draw. The first plugin to answer draws the board.
 
-    `view` is the game's `public_view()`; once a match is over on a server that reveals finished
-    matches it also holds `seats`, every seat's own view by agent id. `events` are the events the
-    spectator may see up to this point, oldest first. Escape every text that comes from players.
-    The first plugin to answer draws the board.
+    :param game_id: The spec id of the match's game.
+    :param view: The game's `public_view()`; once a match is over on a server that reveals finished
+        matches it also holds `seats`, every seat's own view by agent id.
+    :param events: The events the spectator may see up to this point, oldest first.
+    :return: An HTML fragment; escape every text that comes from players.
     """
     raise NotImplementedError

@@ -13,15 +13,19 @@ import inspect
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import pluggy
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.registry import hookspecs
 from negotiation_platform.spec import GameSpec
+
+if TYPE_CHECKING:
+    from negotiation_platform.agents.base import Agent
+    from negotiation_platform.transports import Transport
 
 GAMES_GROUP = "negotiation_platform.games"
 AGENTS_GROUP = "negotiation_platform.agents"
@@ -48,7 +52,7 @@ class GameEntry:
     """A registered game and where it came from."""
 
     game_id: str
-    cls: type[BaseGame[Any]]
+    cls: type[BaseGame[GameConfig]]
     plugin: str
     source: str | None
 
@@ -56,7 +60,7 @@ class GameEntry:
     def spec(self) -> GameSpec:
         return self.cls.spec
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, str | list[str]]:
         roles = self.spec.roles
         return {
             "id": self.game_id,
@@ -138,19 +142,19 @@ class Registry:
             )
         return entry
 
-    def agents(self) -> dict[str, Callable[..., Any]]:
-        """Agent factories by name."""
+    def agents(self) -> dict[str, Callable[..., Agent]]:
+        """Agent factories by name (see the `register_agents` hook)."""
         return self._merge_named("register_agents")
 
-    def transports(self) -> dict[str, Any]:
-        """Transports by name."""
+    def transports(self) -> dict[str, Transport]:
+        """Transports by name (see the `register_transports` hook)."""
         return self._merge_named("register_transports")
 
     def kernels(self) -> dict[str, str]:
         """JAX kernel import paths by game id."""
         return self._merge_named("register_kernels")
 
-    def render_board(self, game_id: str, view: dict[str, Any], events: list[dict[str, Any]]) -> str | None:
+    def render_board(self, game_id: str, view: dict[str, JsonValue], events: list[dict[str, JsonValue]]) -> str | None:
         """A game's board for the viewer from the first plugin that draws it; None when none does. A
         renderer that fails is reported in `problems` and the viewer shows no board, not an error."""
         try:
@@ -196,9 +200,12 @@ class Registry:
                 merged[key] = value
         return merged
 
-    def _add_game(self, plugin: str, cls: Any) -> None:
+    def _add_game(self, plugin: str, cls: object) -> None:
         assert self._games is not None
         source = self._sources.get(plugin)
+        if not _is_game_class(cls):
+            self._game_problems.append(PluginProblem(plugin, source, f"{cls!r} is not a BaseGame subclass"))
+            return
         reason = _invalid_game_reason(cls)
         if reason is not None:
             self._game_problems.append(PluginProblem(plugin, source, reason))
@@ -235,9 +242,11 @@ def _warn_unmarked_hooks(plugin: object, entry_point: str) -> None:
         )
 
 
-def _invalid_game_reason(cls: Any) -> str | None:
-    if not isinstance(cls, type) or not issubclass(cls, BaseGame):
-        return f"{cls!r} is not a BaseGame subclass"
+def _is_game_class(cls: object) -> TypeGuard[type[BaseGame[GameConfig]]]:
+    return isinstance(cls, type) and issubclass(cls, BaseGame)
+
+
+def _invalid_game_reason(cls: type[BaseGame[GameConfig]]) -> str | None:
     if not (isinstance(cls.Config, type) and issubclass(cls.Config, GameConfig)):
         return f"{cls.__name__}.Config is not a GameConfig model"
     try:

@@ -15,7 +15,7 @@ columns and `payoffs` is a map from agent id to payoff.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,7 @@ def write(path: Path, found: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _write_parquet(path: Path, found: list[dict[str, Any]]) -> int:
+def _write_parquet(path: Path, found: Sequence[Mapping[str, object]]) -> int:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq

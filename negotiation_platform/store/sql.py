@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine.interfaces import DBAPIConnection
 
 from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.store import masked, schema
@@ -257,7 +258,7 @@ class SqlStore:
             yield connection
 
     @contextmanager
-    def _transaction(self) -> Iterator[Callable[[str, Any], int]]:
+    def _transaction(self) -> Iterator[Callable[[str, Rows], int]]:
         """One write transaction on the driver's connection; yields run(statement name, parameters
         (a dict, or a list of them)) -> rows affected. Committed at the end, rolled back on any error.
 
@@ -293,10 +294,16 @@ class SqlStore:
             raise StoreUnavailable(f"{self.describe()}: {type(exc).__name__}: {reason}") from exc
 
 
-def _run_transaction(connection: Any, compiled: dict[str, str], *, sqlite: bool) -> Iterator[Callable[[str, Any], int]]:
+Rows = Mapping[str, object] | Sequence[Mapping[str, object]]
+"""The parameters of one statement: a row, or the rows of an `executemany`."""
+
+
+def _run_transaction(
+    connection: DBAPIConnection, compiled: dict[str, str], *, sqlite: bool
+) -> Iterator[Callable[[str, Rows], int]]:
     cursor = connection.cursor()
 
-    def run(name: str, parameters: Any) -> int:
+    def run(name: str, parameters: Rows) -> int:
         if isinstance(parameters, list) and len(parameters) > 1:
             cursor.executemany(compiled[name], parameters)
         else:
@@ -387,7 +394,7 @@ def _engine(url: sa.URL) -> sa.Engine:
     )
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 

@@ -9,7 +9,7 @@ its `Config` and in every action payload, needs a finite minimum and maximum.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 NUMBER_TYPES = frozenset({"integer", "number"})
@@ -44,12 +44,12 @@ def _walk(schema: Any, root: dict[str, Any], path: str, seen: frozenset[str]) ->
         yield from _walk(schema.get(key), root, f"{path}[]", seen)
 
 
-def _bounded(schema: dict[str, Any]) -> bool:
+def _bounded(schema: Mapping[str, object]) -> bool:
     def finite(*keys: str) -> bool:
         return any(_is_finite(schema.get(key)) for key in keys)
 
     return finite("minimum", "exclusiveMinimum") and finite("maximum", "exclusiveMaximum")
 
 
-def _is_finite(value: Any) -> bool:
+def _is_finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

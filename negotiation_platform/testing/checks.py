@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import jsonschema
+from pydantic import JsonValue
 
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.engine.contract import GameContractError
-from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, GameConfig
+from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, ConfigInput, GameConfig
 from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, payload_schema
 from negotiation_platform.testing.bounds import HOW_TO_BOUND, unbounded_numbers
@@ -34,10 +35,14 @@ class GameCheckError(AssertionError):
         self.seed = seed
 
 
+Failure = Callable[[str, str], GameCheckError]
+"""Makes the error of a failed check: `fail(check, detail)`."""
+
+
 def check_game(
-    game_cls: type[BaseGame[Any]],
+    game_cls: type[BaseGame[GameConfig]],
     seeds: Iterable[int] = DEFAULT_SEEDS,
-    config: Mapping[str, Any] | GameConfig | None = None,
+    config: ConfigInput = None,
     *,
     max_moves: int = DEFAULT_MAX_MOVES,
 ) -> None:
@@ -77,7 +82,9 @@ def check_game(
         raise GameCheckError("private_views", spec.id, None, f"{leak} (seeds {seeds_text})")
 
 
-def _longest_views_elsewhere(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any) -> list[Seen]:
+def _longest_views_elsewhere(
+    game_cls: type[BaseGame[GameConfig]], play: Playthrough, config: ConfigInput
+) -> list[Seen]:
     """The views when the play's moves are made on other seeds: the seed on which they stay legal longest
     (a seeded turn order can make the first move illegal elsewhere)."""
     tries = [seen_on_seed(game_cls, play, config, play.match.seed + OTHER_SEED_STEP * k) for k in (1, 2, 3)]
@@ -110,7 +117,7 @@ def _check_spec(spec: GameSpec) -> None:
         raise fail("rules_text", "the rules text is empty")
 
 
-def _check_bounds(game_cls: type[BaseGame[Any]], spec: GameSpec) -> None:
+def _check_bounds(game_cls: type[BaseGame[GameConfig]], spec: GameSpec) -> None:
     schemas = [("its config", game_cls.Config.model_json_schema())] + [
         (f"the payload of `{action.name}`", payload_schema(action.payload))
         for phase in spec.phases
@@ -126,7 +133,12 @@ def _check_bounds(game_cls: type[BaseGame[Any]], spec: GameSpec) -> None:
 
 
 def _check_seed(
-    game_cls: type[BaseGame[Any]], spec: GameSpec, players: list[str], config: Any, seed: int, max_moves: int
+    game_cls: type[BaseGame[GameConfig]],
+    spec: GameSpec,
+    players: list[str],
+    config: ConfigInput,
+    seed: int,
+    max_moves: int,
 ) -> Playthrough:
     def fail(check: str, detail: str) -> GameCheckError:
         return GameCheckError(check, spec.id, seed, detail)
@@ -154,7 +166,12 @@ def _check_seed(
 
 
 def _play(
-    game_cls: type[BaseGame[Any]], players: list[str], config: Any, seed: int, max_moves: int, fail: Any
+    game_cls: type[BaseGame[GameConfig]],
+    players: list[str],
+    config: ConfigInput,
+    seed: int,
+    max_moves: int,
+    fail: Failure,
 ) -> Playthrough:
     try:
         return play_randomly(game_cls, players, config, seed, max_moves)
@@ -166,8 +183,8 @@ def _play(
         raise fail("play", f"{type(exc).__name__}: {exc}") from exc
 
 
-def _transcript(play: Playthrough) -> list[tuple[str, Any]]:
-    parts: list[tuple[str, Any]] = [(f"event {e.seq}", e.to_dict()) for e in play.match.events]
+def _transcript(play: Playthrough) -> list[tuple[str, object]]:
+    parts: list[tuple[str, object]] = [(f"event {e.seq}", e.to_dict()) for e in play.match.events]
     for i, shot in enumerate(play.snapshots):
         parts += [(f"move {i}: {seat}'s view", view) for seat, view in shot.views.items()]
         parts += [(f"move {i}: the public view", shot.public), (f"move {i}: the prompts", shot.prompts)]
@@ -176,7 +193,7 @@ def _transcript(play: Playthrough) -> list[tuple[str, Any]]:
     return parts
 
 
-def _first_difference(first: list[tuple[str, Any]], second: list[tuple[str, Any]]) -> str | None:
+def _first_difference(first: list[tuple[str, object]], second: list[tuple[str, object]]) -> str | None:
     for (label, a), (_, b) in zip(first, second, strict=False):
         if a != b:
             return f"{label}: {_short(a)} vs {_short(b)}"
@@ -186,7 +203,12 @@ def _first_difference(first: list[tuple[str, Any]], second: list[tuple[str, Any]
 
 
 def _check_replay(
-    game_cls: type[BaseGame[Any]], players: list[str], config: Any, seed: int, match: Match, fail: Any
+    game_cls: type[BaseGame[GameConfig]],
+    players: list[str],
+    config: ConfigInput,
+    seed: int,
+    match: Match,
+    fail: Failure,
 ) -> None:
     try:
         logged = json.loads(json.dumps([event.to_dict() for event in match.events]))
@@ -207,7 +229,7 @@ def _check_replay(
         raise fail("replay", f"replaying the events gives a different match, at {difference}")
 
 
-def _check_payoffs(match: Match, fail: Any) -> None:
+def _check_payoffs(match: Match, fail: Failure) -> None:
     assert match.result is not None
     scores = match.result.payoffs
     if set(scores) != set(match.players):
@@ -217,7 +239,7 @@ def _check_payoffs(match: Match, fail: Any) -> None:
             raise fail("payoffs", f"{seat}'s payoff is {score!r}, not a finite number")
 
 
-def _position_problem(spec: GameSpec, position: Any) -> str | None:
+def _position_problem(spec: GameSpec, position: JsonValue) -> str | None:
     if not isinstance(position, dict):
         return "bargaining_position() returned None" if position is None else "bargaining_position() is not a dict"
     action = position.get("action")
@@ -232,7 +254,7 @@ def _position_problem(spec: GameSpec, position: Any) -> str | None:
             return "its bargaining position needs a non-empty `menu` and a numeric `batna`"
         target = next(a for p in spec.phases for a in p.actions if action in (a.name, *a.aliases))
         for item in menu:
-            if not _is_number(item.get("utility")):
+            if not isinstance(item, dict) or not _is_number(item.get("utility")):
                 return "a menu item has no numeric `utility`"
             problem = _schema_problem(payload_schema(target.payload), item.get("payload"))
             if problem:
@@ -260,16 +282,16 @@ PayloadValidator = jsonschema.validators.extend(
 )
 
 
-def _schema_problem(schema: dict[str, Any], payload: Any) -> str | None:
+def _schema_problem(schema: dict[str, JsonValue], payload: JsonValue) -> str | None:
     """None when `payload` validates against `schema`, else what the schema says is wrong."""
     error = jsonschema.exceptions.best_match(PayloadValidator(schema).iter_errors(payload))
     return None if error is None else f"payload {_short(payload)} fails its JSON Schema: {error.message}"
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _short(value: Any, limit: int = 200) -> str:
+def _short(value: object, limit: int = 200) -> str:
     text = json.dumps(value, sort_keys=True, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -14,7 +14,8 @@ import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.offers import field_offer
 from negotiation_platform.agents.payloads import sample_payload
@@ -22,7 +23,7 @@ from negotiation_platform.engine import Match
 from negotiation_platform.engine.event_log import played_by_default
 from negotiation_platform.engine.events import INPUT_KINDS
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame
+from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, ConfigInput, GameConfig
 from negotiation_platform.games.prompting import example_payload
 from negotiation_platform.spec import ActionSpec
 
@@ -40,13 +41,13 @@ class PlayFailure(Exception):
 class Snapshot:
     """What every seat and a spectator could see at one moment, as JSON data."""
 
-    views: dict[str, Any]
-    public: Any
+    views: dict[str, JsonValue]
+    public: JsonValue
     prompts: dict[str, str]
     event_count: int
-    positions: dict[str, Any]
+    positions: dict[str, JsonValue]
     """The bargaining position of each acting seat that may take a bargaining action now."""
-    batnas: dict[str, Any]
+    batnas: dict[str, JsonValue]
     finished: bool
 
 
@@ -54,20 +55,22 @@ class Snapshot:
 class Seen:
     """Every seat's view and BATNA at one moment."""
 
-    views: dict[str, Any]
-    batnas: dict[str, Any]
+    views: dict[str, JsonValue]
+    batnas: dict[str, JsonValue]
 
 
 def seen(match: Match) -> Seen:
     game = match.game
-    return Seen({seat: _as_json(game.get_player_view(seat)) for seat in match.players}, _as_json(game.player_batnas()))
+    return Seen(
+        {seat: _as_json(game.get_player_view(seat)) for seat in match.players}, _as_json_object(game.player_batnas())
+    )
 
 
 @dataclass(frozen=True)
 class PlayedMove:
     seat: str
     action: ActionSpec
-    payload: dict[str, Any]
+    payload: dict[str, JsonValue]
 
 
 @dataclass
@@ -78,7 +81,7 @@ class Playthrough:
 
 
 def play_randomly(
-    game_cls: type[BaseGame[Any]], players: list[str], config: Any, seed: int, max_moves: int
+    game_cls: type[BaseGame[GameConfig]], players: list[str], config: ConfigInput, seed: int, max_moves: int
 ) -> Playthrough:
     """Play one whole match with random legal moves; raises PlayFailure if it has not ended after `max_moves`."""
     match = Match(game_cls, players, config=config, seed=seed, clock=lambda: 0.0)
@@ -96,7 +99,7 @@ def play_randomly(
     raise PlayFailure(f"the match had not ended after {max_moves} moves")
 
 
-def seen_on_seed(game_cls: type[BaseGame[Any]], play: Playthrough, config: Any, seed: int) -> list[Seen]:
+def seen_on_seed(game_cls: type[BaseGame[GameConfig]], play: Playthrough, config: ConfigInput, seed: int) -> list[Seen]:
     """Every seat's view and BATNA, move by move, when `play`'s moves are made in a match on another
     `seed`, for as long as they stay legal there: item i is aligned with `play.snapshots[i]`."""
     match = Match(game_cls, play.match.players, config=config, seed=seed, clock=lambda: 0.0)
@@ -131,9 +134,15 @@ def snapshot(match: Match) -> Snapshot:
     )
 
 
-def _as_json(value: Any) -> Any:
+def _as_json(value: object) -> JsonValue:
     """A deep copy through JSON: views are sent to agents as JSON, so they must survive it."""
-    return json.loads(json.dumps(value))
+    copied: JsonValue = json.loads(json.dumps(value))
+    return copied
+
+
+def _as_json_object(value: dict[str, float]) -> dict[str, JsonValue]:
+    copied: dict[str, JsonValue] = json.loads(json.dumps(value))
+    return copied
 
 
 def random_move(played: Playthrough, seat: str, rng: random.Random) -> None:
@@ -161,7 +170,7 @@ def random_move(played: Playthrough, seat: str, rng: random.Random) -> None:
     match.play_default(seat, NO_LEGAL_MOVE)
 
 
-def _candidates(match: Match, seat: str, action: ActionSpec, rng: random.Random) -> list[dict[str, Any]]:
+def _candidates(match: Match, seat: str, action: ActionSpec, rng: random.Random) -> list[dict[str, JsonValue]]:
     schema = match.game.action_payload_schema(seat, action)
     candidates = [sample_payload(schema, rng) for _ in range(SAMPLES_PER_ACTION)]
     candidates.extend(game_suggestions(match, seat, action, schema))
@@ -169,7 +178,9 @@ def _candidates(match: Match, seat: str, action: ActionSpec, rng: random.Random)
     return candidates
 
 
-def game_suggestions(match: Match, seat: str, action: ActionSpec, schema: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def game_suggestions(
+    match: Match, seat: str, action: ActionSpec, schema: dict[str, JsonValue]
+) -> Iterator[dict[str, JsonValue]]:
     """Payloads the game itself puts forward for `action`: its default move, its prompt's example and the
     offers its bargaining position describes."""
     phase = match.spec.phase(match.phase) if match.phase else None

@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from negotiation_platform.testing.playthrough import Playthrough, Seen
 
@@ -124,7 +123,7 @@ def _follow_play(
                     trails.setdefault((owner, SPECTATOR, path), _Trail()).follow(key, public.get(key, set()))
 
 
-def leaves(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, Key]]:
+def leaves(value: object, prefix: Path = ()) -> Iterator[tuple[Path, Key]]:
     """(path, value) for every number and text inside `value`."""
     if isinstance(value, dict):
         for name, inner in value.items():

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +89,7 @@ class Viewer:
         )
         return _json(state)
 
-    async def _read(self, operation: str, **arguments: Any) -> dict[str, Any]:
+    async def _read(self, operation: str, **arguments: object) -> dict[str, Any]:
         """A catalogue operation the source implements (`VIEWER_READS`), through the one boundary."""
         return await dispatch(self.source, operation, arguments)
 
@@ -149,7 +149,7 @@ class Viewer:
             headers={"cache-control": "no-store", "x-accel-buffering": "no", **SECURITY_HEADERS},
         )
 
-    async def _updates(self, request: Request, state: dict[str, Any], client: str) -> AsyncIterator[str]:
+    async def _updates(self, request: Request, state: Mapping[str, object], client: str) -> AsyncIterator[str]:
         try:
             while True:
                 if state["events"] or state["status"] == "finished":
@@ -231,5 +231,5 @@ def _html(body: str) -> HTMLResponse:
     return HTMLResponse(body, headers={"cache-control": "no-store", **SECURITY_HEADERS})
 
 
-def _json(value: dict[str, Any]) -> JSONResponse:
+def _json(value: Mapping[str, object]) -> JSONResponse:
     return JSONResponse(value, headers={"cache-control": "no-store", **SECURITY_HEADERS})

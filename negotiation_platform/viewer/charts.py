@@ -5,6 +5,7 @@ space). Both read only what a spectator may see: the events shown and the publis
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ def offer_series(events: list[dict[str, Any]], players: list[str]) -> dict[str, 
     return series
 
 
-def _numbers(payload: dict[str, Any], prefix: str = "") -> list[tuple[str, float]]:
+def _numbers(payload: Mapping[str, object], prefix: str = "") -> list[tuple[str, float]]:
     found: list[tuple[str, float]] = []
     for key, value in payload.items():
         name = f"{prefix}{key}"

@@ -7,13 +7,14 @@ Links are relative to /view so the pages work wherever the viewer is mounted beh
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 PREFIX = "/view"
 
 
-def _page(title: str, body: str, data: dict[str, Any]) -> str:
+def _page(title: str, body: str, data: Mapping[str, object]) -> str:
     attributes = "".join(f' data-{name}="{escape(json.dumps(value))}"' for name, value in data.items())
     return f"""<!doctype html>
 <html lang="en">
