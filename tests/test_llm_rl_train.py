@@ -46,7 +46,7 @@ def tiny_run(model_dir: Path, out: Path, *extra: str) -> subprocess.CompletedPro
 def test_grpo_writes_the_final_model_the_curve_and_the_summary(model_dir: Path, tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    done = tiny_run(model_dir, tmp_path / "run", "--seed", "3")
+    done = tiny_run(model_dir, tmp_path / "run", "--seed", "3", "--save-every", "1")
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert set(summary) >= SUMMARY_FIELDS
@@ -63,6 +63,33 @@ def test_grpo_writes_the_final_model_the_curve_and_the_summary(model_dir: Path, 
     trained = AutoModelForCausalLM.from_pretrained(final, local_files_only=True)
     assert trained.config.hidden_size == 16
     assert AutoTokenizer.from_pretrained(final, local_files_only=True).chat_template
+    for step in (1, 2):
+        checkpoint = tmp_path / "run" / f"checkpoint-{step}"
+        assert (checkpoint / "model.safetensors").is_file() and (checkpoint / "tokenizer.json").is_file()
+
+
+def test_ad_align_self_play_writes_checkpoints_the_final_model_the_curve_and_the_summary(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    from transformers import AutoModelForCausalLM
+
+    run = tmp_path / "run"
+    done = train_llm(
+        "trust_and_split", "--model", str(model_dir), "--algo", "ad-align", "--steps", "2", "--group-size", "2",
+        "--max-completion-length", "4", "--config", '{"rounds": 1}', "--save-every", "1", "--out", str(run), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert json.loads((run / "summary.json").read_text()) == summary
+    assert (summary["algo"], summary["opponents"], summary["steps"], summary["group_size"]) == (
+        "ad-align", ["self"], 2, 2,
+    )  # fmt: skip
+    assert (summary["beta"], summary["gamma"], summary["save_every"]) == (2.0, 0.96, 1)
+    with (run / "curve.csv").open() as file:
+        assert [int(row["step"]) for row in csv.DictReader(file)] == [1, 2]
+    for folder in (run / "checkpoint-1", run / "checkpoint-2", run / "final"):
+        AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+        assert (folder / "tokenizer.json").is_file()
 
 
 def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(model_dir: Path, tmp_path: Path) -> None:
@@ -79,7 +106,13 @@ def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(model_dir: Pa
 @pytest.mark.parametrize(
     ("args", "code", "said"),
     [
-        (["split_100", "--algo", "ad-align"], "invalid_argument", "not available yet"),
+        (
+            ["trust_and_split", "--algo", "ad-align", "--opponents", "self", "self"],
+            "invalid_argument",
+            "one other seat",
+        ),
+        (["trust_and_split", "--algo", "ad-align", "--opponents", "nobody"], "invalid_argument", "nobody"),
+        (["trust_and_split", "--algo", "ad-align", "--gamma", "1.5"], "invalid_argument", "--gamma"),
         (["no_such_game"], "unknown_game", "no_such_game"),
         (["split_100", "--opponents", "no_such_agent"], "invalid_argument", "no_such_agent"),
         (["split_100", "--group-size", "1"], "invalid_argument", "group-size"),

@@ -82,32 +82,50 @@ def add_research_commands(sub: Subcommands) -> None:
 
 
 def add_train_llm(sub: Subcommands) -> None:
-    """`train-llm`: GRPO on a local causal LM with TRL (the `llm-rl` extra); see negotiation_platform.llm_rl.train."""
+    """`train-llm`: GRPO (TRL) or Advantage Alignment on a local causal LM (the `llm-rl` extra); see
+    negotiation_platform.llm_rl.train."""
     train = sub.add_parser(
         "train-llm",
-        help="train a local language model on one seat of a game by GRPO (the llm-rl extra)",
-        description="Train the model in --model (a local folder, nothing downloaded) on the first seat of GAME "
-        "against --opponents with TRL's GRPOTrainer: each step plays --group-size rollouts from one seed, compared "
-        "with each other (the group-relative baseline). Writes OUT/final (the model and tokenizer; with --lora the "
-        "adapter is merged in and also kept in OUT/adapter), OUT/curve.csv and OUT/summary.json. Runs on the GPU "
-        "when there is one, else on the CPU. --algo ad-align (Advantage Alignment) is not available yet: it is "
-        "refused.",
+        help="train a local language model on a game by GRPO or Advantage Alignment (the llm-rl extra)",
+        description="Train the model in --model (a local folder, nothing downloaded) on GAME: each step plays "
+        "--group-size rollouts from one seed, compared with each other (the group-relative baseline). --algo grpo: "
+        "the first seat learns against --opponents with TRL's GRPOTrainer ('self': a frozen copy of the model as it "
+        "was at the start). --algo ad-align: Advantage Alignment on a two-seat game, both seats the learner in "
+        "self-play by default (--opponents self), per-round discounted returns (--gamma), the leave-one-out "
+        "baseline and the opponent-shaping credit (--beta). Writes OUT/checkpoint-<step> every --save-every steps, "
+        "OUT/final (the model and tokenizer; with --lora the adapter is merged in and also kept in OUT/adapter), "
+        "OUT/curve.csv and OUT/summary.json. Runs on the GPU when there is one, else on the CPU.",
     )
     train.add_argument("game", help="a game id, as `games` lists it")
     train.add_argument("--model", required=True, help="a local model folder with its tokenizer and chat template")
     train.add_argument(
-        "--algo", choices=["grpo", "ad-align"], default="grpo", help="grpo; ad-align is not available yet"
+        "--algo", choices=["grpo", "ad-align"], default="grpo", help="grpo (TRL) or ad-align (Advantage Alignment)"
     )
     train.add_argument("--lora", action="store_true", help="train a LoRA adapter instead of every weight")
     train.add_argument(
-        "--opponents", nargs="+", default=["concession"], help="agent specs for the other seats (one, or one each)"
+        "--opponents",
+        nargs="+",
+        default=None,
+        help="agent specs for the other seats (one, or one each), or self; default: self for ad-align, concession "
+        "for grpo",
     )
     train.add_argument("--group-size", type=int, default=4, help="rollouts per seed, compared with each other")
     train.add_argument("--steps", type=int, default=100, help="optimisation steps (one seed each)")
-    train.add_argument("--max-completion-length", type=int, default=512, help="tokens a rollout may generate")
+    train.add_argument(
+        "--max-completion-length",
+        type=int,
+        default=512,
+        help="tokens a rollout may generate (grpo), or one reply (ad-align)",
+    )
     train.add_argument("--lr", type=float, default=1e-5, help="the optimiser's learning rate")
     train.add_argument("--seed", type=int, default=0, help="seed of the run")
-    train.add_argument("--out", default="runs/train-llm", help="folder for final/, curve.csv and summary.json")
+    train.add_argument("--beta", type=float, default=2.0, help="ad-align: weight of the opponent-shaping term")
+    train.add_argument("--gamma", type=float, default=0.96, help="ad-align: discount of the per-round returns")
+    train.add_argument("--save-every", type=int, default=0, help="write OUT/checkpoint-<step> every N steps (0: none)")
+    train.add_argument("--config", type=json_object, default=None, help="the game's config as a JSON object")
+    train.add_argument(
+        "--out", default="runs/train-llm", help="folder for checkpoints, final/, curve.csv and summary.json"
+    )
     train.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
@@ -130,13 +148,17 @@ def cmd_train_llm(args: argparse.Namespace, registry: Registry, console: Console
         seed=args.seed,
         max_completion_length=args.max_completion_length,
         learning_rate=args.lr,
+        beta=args.beta,
+        gamma=args.gamma,
+        save_every=args.save_every,
+        config=args.config,
         registry=registry,
     )
     if args.json:
         print(summary.model_dump_json(indent=2))
         return 0
     console.print(
-        f"{summary.game} grpo, {summary.steps} steps of {summary.group_size} rollouts on {summary.device} "
+        f"{summary.game} {summary.algo}, {summary.steps} steps of {summary.group_size} rollouts on {summary.device} "
         f"in {summary.seconds:.1f} s: mean reward {summary.start_mean_reward} → {summary.end_mean_reward}; "
         f"wrote {Path(args.out) / 'final'}, curve.csv, summary.json",
         soft_wrap=True,
