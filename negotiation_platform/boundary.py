@@ -35,12 +35,12 @@ def place(loc: Path) -> str:
     return ".".join(str(part) for part in loc) or "arguments"
 
 
-def _refused(loc: Path, problem: str, **details: Any) -> NegotiationError:
+def _refused(loc: Path, problem: str, **details: str) -> NegotiationError:
     field = place(loc)
     return NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{field}` {problem}.", field=field, **details)
 
 
-def check_request(arguments: Any) -> None:
+def check_request(arguments: object) -> None:
     """Refuse a request no operation may read: too large, too deep, text that is not Unicode,
     non-finite numbers, integers beyond ±`MAX_SAFE_INTEGER`, strings over `MAX_TEXT_CHARS`.
 
@@ -55,10 +55,10 @@ def check_request(arguments: Any) -> None:
     _check_texts(texts)
 
 
-def _walk(arguments: Any, texts: list[tuple[str, Path, str]]) -> None:
+def _walk(arguments: object, texts: list[tuple[str, Path, str]]) -> None:
     """Every check but the text's, in one walk; each text met is added to `texts` (with its place)."""
     size = 0
-    stack: list[tuple[Any, Path]] = [(arguments, ())]
+    stack: list[tuple[object, Path]] = [(arguments, ())]
     while stack:
         value, loc = stack.pop()
         size += 4
@@ -121,8 +121,8 @@ def safe_answer(answer: dict[str, Any]) -> dict[str, Any]:
     return rewritten
 
 
-def _needs_rewrite(answer: Any) -> bool:
-    stack: list[Any] = [answer]
+def _needs_rewrite(answer: object) -> bool:
+    stack: list[object] = [answer]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):

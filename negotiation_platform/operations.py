@@ -21,6 +21,7 @@ from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.protocol import HouseApi
 from negotiation_platform.boundary import safe_answer
 from negotiation_platform.catalogue import CATALOGUE, Operation, checked, entry
+from negotiation_platform.catalogue.entries import Answer
 from negotiation_platform.catalogue.requests import JoinGameRequest, StartGameRequest
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.observability.requests import observed_operation
@@ -29,7 +30,6 @@ from negotiation_platform.unicode_text import checked_at_the_edge
 
 OPERATIONS: dict[str, Operation] = CATALOGUE
 """Every operation by name (the catalogue)."""
-Answer = dict[str, Any]
 
 
 class Served(Protocol):

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 from typing_extensions import TypeVar
 
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
@@ -53,7 +53,7 @@ class Operation(Generic[Host, RequestT]):
     description: str
     request: type[RequestT]
     answer: type[BaseModel]
-    example: dict[str, Any]
+    example: dict[str, JsonValue]
     """A whole request's `arguments`, shown to clients (A2A skills); it validates against `request`."""
     run: Run[Host, RequestT]
     """The implementation called with the checked request (the operation bound to it, not found by name)."""
