@@ -13,7 +13,7 @@ from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.catalogue import CATALOGUE, checked
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.operations import dispatch, run_operation
 
 
 @pytest.mark.anyio
@@ -79,3 +79,12 @@ async def test_each_operation_runs_its_own_implementation_with_its_request() -> 
         before.apply_defaults()  # what the implementation got before: the arguments given, its defaults
         assert called == name
         assert made.arguments == before.arguments, name
+
+
+@pytest.mark.anyio
+async def test_an_arena_served_without_house_seats_refuses_their_operation() -> None:
+    """The viewer and the play page dispatch on the arena alone: `start_game` is the house seats'."""
+    with pytest.raises(NegotiationError) as refused:
+        await dispatch(Arena(), "start_game", {"game_id": "split_100"})
+    assert refused.value.code is ErrorCode.UNKNOWN_OPERATION
+    assert refused.value.message == "start_game is not served here."
