@@ -35,22 +35,37 @@ def place(loc: Path) -> str:
     return ".".join(str(part) for part in loc) or "arguments"
 
 
-def _refused(loc: Path, problem: str, **details: Any) -> NegotiationError:
+def _refused(loc: Path, problem: str, **details: str) -> NegotiationError:
     field = place(loc)
     return NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{field}` {problem}.", field=field, **details)
 
 
-def check_request(arguments: Any) -> None:
+def check_request(arguments: object) -> None:
     """Refuse a request no operation may read: too large, too deep, text that is not Unicode,
-    non-finite numbers, integers beyond ±`MAX_SAFE_INTEGER`, strings over `MAX_TEXT_CHARS`."""
+    non-finite numbers, integers beyond ±`MAX_SAFE_INTEGER`, strings over `MAX_TEXT_CHARS`.
+
+    Its text is checked as one: a refusal names the first text the walk met that is not Unicode, as
+    it names the first of any other problem, and the one that came first wins."""
+    texts: list[tuple[str, Path, str]] = []
+    try:
+        _walk(arguments, texts)
+    except NegotiationError:
+        _check_texts(texts)
+        raise
+    _check_texts(texts)
+
+
+def _walk(arguments: object, texts: list[tuple[str, Path, str]]) -> None:
+    """Every check but the text's, in one walk; each text met is added to `texts` (with its place)."""
     size = 0
-    stack: list[tuple[Any, Path]] = [(arguments, ())]
+    stack: list[tuple[object, Path]] = [(arguments, ())]
     while stack:
         value, loc = stack.pop()
         size += 4
         if isinstance(value, str):
             size += len(value)
-            _check_text(value, loc)
+            _check_length(value, loc)
+            texts.append((value, loc, ""))
         elif isinstance(value, bool) or value is None:
             pass
         elif isinstance(value, int):
@@ -67,7 +82,8 @@ def check_request(arguments: Any) -> None:
                     if not isinstance(key, str):
                         raise _refused(loc, "has a key that is not a string")
                     size += len(key)
-                    _check_text(key, loc, "has a key that ")
+                    _check_length(key, loc, "has a key that ")
+                    texts.append((key, loc, "has a key that "))
                     stack.append((item, (*loc, key)))
             else:
                 stack.extend((item, (*loc, i)) for i, item in enumerate(value))
@@ -81,11 +97,19 @@ def check_request(arguments: Any) -> None:
             )
 
 
-def _check_text(text: str, loc: Path, what: str = "") -> None:
+def _check_length(text: str, loc: Path, what: str = "") -> None:
     if len(text) > MAX_TEXT_CHARS:
         raise _refused(loc, f"{what or 'is '}longer than {MAX_TEXT_CHARS} characters", limit="max_text_chars")
-    if problem := text_problem(text):
-        raise not_unicode(place(loc), what + problem)
+
+
+def _check_texts(texts: list[tuple[str, Path, str]]) -> None:
+    """Refuse the first of `texts` that UTF-8 cannot carry: all of them checked at once, and one by one
+    only to name the culprit."""
+    if text_problem("".join(text for text, _, _ in texts)) is None:
+        return
+    for text, loc, what in texts:
+        if problem := text_problem(text):
+            raise not_unicode(place(loc), what + problem)
 
 
 def safe_answer(answer: dict[str, Any]) -> dict[str, Any]:
@@ -97,8 +121,8 @@ def safe_answer(answer: dict[str, Any]) -> dict[str, Any]:
     return rewritten
 
 
-def _needs_rewrite(answer: Any) -> bool:
-    stack: list[Any] = [answer]
+def _needs_rewrite(answer: object) -> bool:
+    stack: list[object] = [answer]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):

@@ -26,10 +26,10 @@ from negotiation_platform.boundary import (
     check_request,
     safe_answer,
 )
-from negotiation_platform.catalogue import CATALOGUE, dispatch
+from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.operations import dispatch, run_operation
 from negotiation_platform.viewer.source import VIEWER_READS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ from negotiation_platform.boundary import MAX_TEXT_CHARS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store.records import STATUSES, MatchQuery, SeatRecord
 from negotiation_platform.strict_json import json_problem, plain_json_chars
-from negotiation_platform.unicode_text import unicode_text
+from negotiation_platform.unicode_text import edge_checked, unicode_text
 
 MAX_ARGUMENT_CHARS = MAX_TEXT_CHARS
 """Any single text or JSON argument beyond this is refused before it reaches a match (also in process)."""
@@ -37,7 +37,7 @@ def action_arguments(action_type: Any, payload: Any) -> tuple[str, dict[str, Any
         raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
     chars = plain_json_chars(payload)  # the usual payload: plain JSON as it stands, and short
     if chars is None or chars > MAX_ARGUMENT_CHARS:
-        problem = json_problem(payload)
+        problem = None if edge_checked(payload) else json_problem(payload)
         if problem is not None:  # before measuring it: serialising data nested thousands deep would recurse
             where, why = problem
             field = ".".join(str(p) for p in where) or "(payload)"

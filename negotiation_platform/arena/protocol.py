@@ -40,3 +40,18 @@ class ArenaApi(Protocol):
     async def leave_game(self, match_id: str, token: str) -> dict[str, Any]: ...
 
     async def get_result(self, match_id: str) -> dict[str, Any]: ...
+
+
+class HouseApi(Protocol):
+    """What runs the catalogue's `house` entries: `start_game` with built-in `opponents` seated around the
+    arena's (`agents.house.HouseSeats`, a layer above, which the catalogue does not import)."""
+
+    async def start_game(
+        self,
+        game_id: str,
+        config: dict[str, Any] | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+        opponents: list[str] | None = None,
+        human_seats: int | None = None,
+    ) -> dict[str, Any]: ...

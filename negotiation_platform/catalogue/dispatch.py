@@ -1,8 +1,8 @@
-"""Running a catalogue operation from the network: the boundary, then the request model, then the implementation.
+"""Reading a catalogue operation's request from the network: the boundary, then the request model.
 
-Every transport comes through here (via `negotiation_platform.operations.run_operation`, or
-`dispatch` for the viewer's reads), so every request meets the same limits and every refusal is
-the same `{"error": {code, message, details}}` whichever protocol carried it.
+The one dispatcher (`negotiation_platform.operations.dispatch`) reads every request through here,
+so every request meets the same limits and every refusal is the same `{"error": {code, message,
+details}}` whichever protocol carried it.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from negotiation_platform.boundary import check_request, place, safe_answer
-from negotiation_platform.catalogue.entries import CATALOGUE, Operation
-from negotiation_platform.catalogue.requests import Request
+from negotiation_platform.boundary import check_request, place
+from negotiation_platform.catalogue.entries import CATALOGUE, Host, Operation, RequestT
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 
@@ -25,7 +24,7 @@ def entry(name: object) -> Operation:
     return operation
 
 
-def checked(operation: Operation, arguments: object) -> Request:
+def checked(operation: Operation[Host, RequestT], arguments: object) -> RequestT:
     """`arguments` past the boundary and read by the operation's request model (strictly)."""
     if not isinstance(arguments, dict):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`arguments` must be an object.")
@@ -54,12 +53,3 @@ def _refusal(operation: Operation, invalid: ValidationError) -> NegotiationError
         + ".",
         **{kind: items for kind, items in found.items() if items},
     )
-
-
-async def dispatch(target: object, name: object, arguments: object) -> dict[str, Any]:
-    """Run catalogue operation `name` on `target` (which implements it) with `arguments` from the
-    network; the answer as every client can read it (see `safe_answer`). Refusals raise."""
-    operation = entry(name)
-    request = checked(operation, arguments)
-    answer: dict[str, Any] = await getattr(target, operation.name)(**request.arguments())
-    return safe_answer(answer)

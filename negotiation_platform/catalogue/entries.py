@@ -1,20 +1,25 @@
 """The catalogue: every arena operation, declared once.
 
-An entry names the operation and says what it does, its request and answer models and an example
-request. MCP tools, A2A skills, the remote client (`RemoteArena`) and the viewer's reads are made
-from these entries, and every transport runs them through `dispatch`: adding an operation is one
-entry here plus its implementation (a method of `Arena`, or of `HouseSeats` for a `house` entry).
+An entry names the operation and says what it does, its request and answer models, an example
+request, and the call of its implementation (`run`: a method of `Arena`, or of the house seats for a
+`house` entry), typed by its request model. MCP tools, A2A skills, the remote client (`RemoteArena`)
+and the viewer's reads are made from these entries, and every transport runs them through the one
+dispatcher (`negotiation_platform.operations.dispatch`): adding an operation is one entry here plus
+its implementation.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
+from typing_extensions import TypeVar
 
-from negotiation_platform.arena import MAX_WAIT_SECONDS
+from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
+from negotiation_platform.arena.protocol import HouseApi
 from negotiation_platform.catalogue import answers
 from negotiation_platform.catalogue import requests as rq
 
@@ -25,16 +30,35 @@ PAGED = (
 WAITS = f"With wait_seconds > 0 it blocks (up to {MAX_WAIT_SECONDS:g} s) until"
 
 
+Host = TypeVar("Host", default=Any)
+"""What implements an operation: `Arena`, or `HouseApi` for a `house` entry."""
+RequestT = TypeVar("RequestT", bound=rq.Request, default=Any)
+Answer = dict[str, Any]
+Run = Callable[[Host, RequestT], Awaitable[Answer]]
+
+
+def on_arena(run: Run[Arena, RequestT]) -> Run[Arena, RequestT]:
+    """`run`, type-checked as a call of the `Arena` with the entry's request."""
+    return run
+
+
+def on_house(run: Run[HouseApi, RequestT]) -> Run[HouseApi, RequestT]:
+    """`run`, type-checked as a call of the house seats with the entry's request."""
+    return run
+
+
 @dataclass(frozen=True)
-class Operation:
+class Operation(Generic[Host, RequestT]):
     name: str
     description: str
-    request: type[rq.Request]
+    request: type[RequestT]
     answer: type[BaseModel]
-    example: dict[str, Any]
+    example: dict[str, JsonValue]
     """A whole request's `arguments`, shown to clients (A2A skills); it validates against `request`."""
+    run: Run[Host, RequestT]
+    """The implementation called with the checked request (the operation bound to it, not found by name)."""
     host: Literal["arena", "house"] = "arena"
-    """What implements it: the `Arena`, or `HouseSeats` (which seats built-in opponents around it)."""
+    """What `run` takes: the `Arena`, or the house seats (`HouseApi`, which seat built-in opponents around it)."""
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -72,6 +96,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.NoArguments,
             answers.GameList,
             {},
+            on_arena(lambda arena, _: arena.list_games()),
         ),
         Operation(
             "get_game_rules",
@@ -79,6 +104,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.GameRulesRequest,
             answers.GameRules,
             {"game_id": "split_100"},
+            on_arena(lambda arena, r: arena.get_game_rules(r.game_id, r.config)),
         ),
         Operation(
             "start_game",
@@ -91,6 +117,9 @@ CATALOGUE: dict[str, Operation] = {
             rq.StartGameRequest,
             answers.StartedMatch,
             {"game_id": "split_100", "opponents": ["concession"]},
+            on_house(
+                lambda house, r: house.start_game(r.game_id, r.config, r.seed, r.name, r.opponents, r.human_seats)
+            ),
             host="house",
         ),
         Operation(
@@ -99,6 +128,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.JoinGameRequest,
             answers.JoinedMatch,
             {"match_id": "MATCH_ID", "name": "me"},
+            on_arena(lambda arena, r: arena.join_game(r.match_id, r.name)),
         ),
         Operation(
             "get_turn_state",
@@ -108,6 +138,9 @@ CATALOGUE: dict[str, Operation] = {
             rq.TurnStateRequest,
             answers.TurnState,
             {**_SEAT, "wait_seconds": 30},
+            on_arena(
+                lambda arena, r: arena.get_turn_state(r.match_id, r.token, r.since, r.wait_seconds, r.include_prompt)
+            ),
         ),
         Operation(
             "send_public_message",
@@ -115,6 +148,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.PublicMessageRequest,
             answers.ActionOutcome,
             {**_SEAT, "content": "Shall we split evenly?"},
+            on_arena(lambda arena, r: arena.send_public_message(r.match_id, r.token, r.content)),
         ),
         Operation(
             "send_private_message",
@@ -122,6 +156,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.PrivateMessageRequest,
             answers.ActionOutcome,
             {**_SEAT, "to": ["player_2"], "content": "psst"},
+            on_arena(lambda arena, r: arena.send_private_message(r.match_id, r.token, r.to, r.content)),
         ),
         Operation(
             "perform_action",
@@ -130,6 +165,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.ActionRequest,
             answers.ActionOutcome,
             {**_SEAT, "action_type": "propose", "payload": {"mine": 60}},
+            on_arena(lambda arena, r: arena.perform_action(r.match_id, r.token, r.action_type, r.payload)),
         ),
         Operation(
             "leave_game",
@@ -138,6 +174,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.SeatRequest,
             answers.LeftMatch,
             dict(_SEAT),
+            on_arena(lambda arena, r: arena.leave_game(r.match_id, r.token)),
         ),
         Operation(
             "get_result",
@@ -145,6 +182,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.MatchRequest,
             answers.MatchResult,
             {"match_id": "MATCH_ID"},
+            on_arena(lambda arena, r: arena.get_result(r.match_id)),
         ),
         Operation(
             "list_matches",
@@ -155,6 +193,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.MatchListRequest,
             answers.MatchList,
             {"status": "finished", "limit": 20},
+            on_arena(lambda arena, r: arena.list_matches(r.status, r.game_id, r.created(), r.limit, r.cursor)),
         ),
         Operation(
             "watch",
@@ -164,6 +203,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.WatchRequest,
             answers.Spectacle,
             {"match_id": "MATCH_ID", "since": 0, "wait_seconds": 30},
+            on_arena(lambda arena, r: arena.watch(r.match_id, r.since, r.wait_seconds)),
         ),
     )
 }

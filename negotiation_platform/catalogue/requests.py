@@ -155,13 +155,15 @@ class MatchListRequest(Request):
         json_schema_extra={"deprecated": True},
     )
 
-    def arguments(self) -> dict[str, Any]:
-        """`created_after` is the implementation's `since`."""
-        given = super().arguments()
-        if "created_after" in given and "since" in given:
+    def created(self) -> str | None:
+        """The implementation's `since`: `created_after`, or its deprecated alias (not both)."""
+        if self.created_after is not None and self.since is not None:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, "Give `created_after` only (`since` is its deprecated alias)."
             )
-        if "created_after" in given:
-            given["since"] = given.pop("created_after")
-        return given
+        return self.created_after if self.created_after is not None else self.since
+
+    def arguments(self) -> dict[str, Any]:
+        """`created_after` is the implementation's `since`."""
+        given = {name: value for name, value in super().arguments().items() if name != "created_after"}
+        return given | ({"since": since} if (since := self.created()) is not None else {})

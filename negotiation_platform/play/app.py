@@ -25,8 +25,8 @@ from starlette.staticfiles import StaticFiles
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.boundary import check_request
-from negotiation_platform.catalogue import dispatch
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
+from negotiation_platform.operations import dispatch
 from negotiation_platform.play.pages import PREFIX, play_page
 from negotiation_platform.viewer.app import SECURITY_HEADERS, query_number
 

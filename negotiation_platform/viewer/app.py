@@ -28,8 +28,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send
-from negotiation_platform.catalogue import dispatch
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
+from negotiation_platform.operations import dispatch
 from negotiation_platform.viewer.charts import offers_chart, outcome_chart
 from negotiation_platform.viewer.pages import PREFIX, list_page, match_page
 from negotiation_platform.viewer.slots import CallerSlots
@@ -90,7 +90,7 @@ class Viewer:
         return _json(state)
 
     async def _read(self, operation: str, **arguments: object) -> dict[str, Any]:
-        """A catalogue operation the source implements (`VIEWER_READS`), through the one boundary."""
+        """A catalogue operation the source implements (`VIEWER_READS`), through the one dispatcher."""
         return await dispatch(self.source, operation, arguments)
 
     async def panels(self, request: Request) -> Response:
