@@ -102,3 +102,7 @@ def observed(env: Any, params: Any) -> Dict:
         return Box(-jnp.inf, jnp.inf, per_agent, leaf.dtype)
 
     return Dict({name: space(leaf) for name, leaf in shapes.items()})
+
+
+Space = Discrete | MultiDiscrete | Box | Dict
+"""Any one agent's space."""

@@ -8,9 +8,12 @@ Plugins implement these with `@hookimpl` in a module named by an entry point, e.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+if TYPE_CHECKING:
+    from negotiation_platform.registry.kernel_factory import KernelFactory
 
 PROJECT = "negotiation_platform"
 
@@ -37,8 +40,9 @@ def register_transports() -> dict[str, Any]:
 
 
 @hookspec
-def register_kernels() -> dict[str, str]:
-    """Return JAX kernels by game id, as import paths "module:Factory" (imported only when used)."""
+def register_kernels() -> dict[str, KernelFactory]:
+    """Return JAX kernels by game id, as `KernelFactory` functions that import JAX only when called
+    ("module:Class" import paths still work for one release, deprecated)."""
     raise NotImplementedError
 
 
