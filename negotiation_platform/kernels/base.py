@@ -82,9 +82,7 @@ class BaseKernel(Generic[StateT, ParamsT]):
         """f32[num_agents]: what each agent gets if the match ends in `state` (games that pay at the end)."""
         raise NotImplementedError
 
-    def replace_illegal(
-        self, state: StateT, actions: jax.Array, params: ParamsT
-    ) -> tuple[jax.Array, jax.Array | None]:
+    def replace_illegal(self, state: StateT, actions: jax.Array, params: ParamsT) -> tuple[jax.Array, jax.Array | None]:
         """(actions with every illegal one replaced by the fallback, which were illegal); by default the
         actions as they are and None, for a kernel whose `move` reads an illegal action as its fallback."""
         return actions, None

@@ -27,7 +27,9 @@ def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None =
     factories = kernel_games(registry)
     factory = factories.get(game_id)
     if factory is None:
-        raise NegotiationError(ErrorCode.UNKNOWN_GAME, f"No kernel for {game_id!r}; kernels exist for {sorted(factories)}.")
+        raise NegotiationError(
+            ErrorCode.UNKNOWN_GAME, f"No kernel for {game_id!r}; kernels exist for {sorted(factories)}."
+        )
     return factory(registry.game(game_id).cls.parse_config(config))
 
 

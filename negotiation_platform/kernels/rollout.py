@@ -39,9 +39,7 @@ def match_keys(key: jax.Array, batch: int) -> jax.Array:
     return keys
 
 
-def reset_batch(
-    env: Env[StateT, ParamsT], key: jax.Array, params: ParamsT, batch: int
-) -> tuple[Observation, StateT]:
+def reset_batch(env: Env[StateT, ParamsT], key: jax.Array, params: ParamsT, batch: int) -> tuple[Observation, StateT]:
     """(obs, state) for `batch` fresh matches."""
     fresh: tuple[Observation, StateT] = jax.vmap(env.reset, in_axes=(0, None))(match_keys(key, batch), params)
     return fresh
