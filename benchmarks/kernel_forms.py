@@ -38,7 +38,7 @@ def step_timer(game_id: str, batch: int) -> Callable[[], float]:
     sample = jax.jit(jax.vmap(env.sample_actions, in_axes=(0, 0, None)))
     actions = sample(match_keys(jax.random.key(1), batch), state, params)
     keys = match_keys(jax.random.key(2), batch)
-    step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
+    step = jax.jit(jax.vmap(env.step_env, in_axes=(0, 0, 0, None)))
     jax.block_until_ready(step(keys, state, actions, params))
 
     def timed() -> float:

@@ -54,7 +54,7 @@ def episode(weights: dict[str, jax.Array], key: jax.Array, learner: Any) -> tupl
         actions = jnp.stack([mine, opponent(obs)]).astype(jnp.int32)
         moving = (env.current_player(state) == 0) & ~state.done
         log_prob = log_prob + jnp.where(moving, jax.nn.log_softmax(logits(weights, obs))[mine], 0.0)
-        step = env.step(key, state, actions, params)
+        step = env.step_env(key, state, actions, params)
         return (step.obs, step.state, total + step.rewards[0], log_prob), None
 
     keys = jax.random.split(key, HORIZON)

@@ -21,7 +21,7 @@ class Count(NamedTuple):
     done: jax.Array
 
 
-class Counting(BaseKernel):
+class Counting(BaseKernel[Count, None]):
     """Both agents add their action (0 or 1; 2 is illegal and adds 0) to a counter drawn in 0..9; the
     match ends after three steps and pays the counter to both. `move` knows nothing of the end."""
 
@@ -44,7 +44,7 @@ class Counting(BaseKernel):
         legal = actions <= 1
         return jnp.where(legal, actions, 0), ~legal
 
-    def move(self, key: jax.Array, state: Count, actions: jax.Array, params: None) -> Moved:
+    def move(self, key: jax.Array, state: Count, actions: jax.Array, params: None) -> Moved[Count]:
         steps = state.steps + 1
         return Moved(Count(steps, state.counter + actions.sum(), steps >= 3))
 
@@ -53,7 +53,7 @@ class Counting(BaseKernel):
 
 
 ENV = Counting()
-STEP = jax.jit(ENV.step, static_argnums=3)
+STEP = jax.jit(ENV.step_env, static_argnums=3)
 ONES = jnp.ones(2, jnp.int32)
 
 
@@ -95,8 +95,8 @@ def test_an_illegal_action_becomes_the_fallback_and_is_reported() -> None:
     assert np.asarray(out.info["illegal"]).tolist() == [True, False]
 
 
-def test_step_autoreset_replaces_an_ended_match_with_a_fresh_one() -> None:
-    autoreset = jax.jit(ENV.step_autoreset, static_argnums=3)
+def test_step_replaces_an_ended_match_with_a_fresh_one() -> None:
+    autoreset = jax.jit(ENV.step, static_argnums=3)
     _, state = ENV.reset(jax.random.key(1), None)
     for number in range(1, 4):
         out = autoreset(jax.random.key(number), state, ONES, None)
@@ -109,10 +109,18 @@ def test_step_autoreset_replaces_an_ended_match_with_a_fresh_one() -> None:
     assert len(counters) > 3, counters
 
 
+def test_step_autoreset_is_a_deprecated_alias_of_step() -> None:
+    _, state = ENV.reset(jax.random.key(1), None)
+    state = played(state, 2)[0]
+    with pytest.warns(DeprecationWarning, match="step_autoreset is deprecated"):
+        old = ENV.step_autoreset(jax.random.key(5), state, ONES, None)
+    assert same(old, ENV.step(jax.random.key(5), state, ONES, None))
+
+
 @pytest.mark.parametrize("game", ["split_100", "company_car", "auction", "resource_allocation", "coins_classic"])
 def test_every_kind_of_built_in_kernel_freezes_when_done(game: str) -> None:
     env, params = make(game)
-    step, sample = jax.jit(env.step), jax.jit(env.sample_actions)
+    step, sample = jax.jit(env.step_env), jax.jit(env.sample_actions)
     _, state = env.reset(jax.random.key(0), params)
     for number in range(200):
         if bool(state.done):

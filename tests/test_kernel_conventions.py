@@ -114,7 +114,7 @@ def test_outcome_table_kernels_judge_and_sample_moves_as_their_mask_says(game: s
         movers = jax.vmap(env.current_player)(state)
         picked = masks[jnp.arange(16), movers, actions[jnp.arange(16), movers]]
         assert bool(jnp.all(picked | state.done)), "a random move was illegal"
-        state = jax.vmap(lambda key, s, a: env.step(key, s, a, params).state)(keys, state, actions)
+        state = jax.vmap(lambda key, s, a: env.step_env(key, s, a, params).state)(keys, state, actions)
     assert bool(state.done.all())
 
 

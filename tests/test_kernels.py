@@ -38,7 +38,7 @@ step_jit = {}
 
 def jitted_step(env):  # type: ignore[no-untyped-def]
     if env not in step_jit:
-        step_jit[env] = jax.jit(env.step)
+        step_jit[env] = jax.jit(env.step_env)
     return step_jit[env]
 
 

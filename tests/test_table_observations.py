@@ -103,7 +103,7 @@ def kernel(game_id: str) -> Kernel:
         return observation, flat_features(observation)
 
     def step(state: Any, row: jax.Array) -> tuple[Any, jax.Array]:
-        out = env.step(jax.random.key(0), state, jnp.stack([row, row]), params)
+        out = env.step_env(jax.random.key(0), state, jnp.stack([row, row]), params)
         return out, flat_features(out.obs)
 
     def step_each(state: Any, actions: jax.Array) -> Any:
@@ -190,6 +190,6 @@ def test_auction_table_observations_and_bids_are_the_kernels(seed: int, config: 
             assert trial.game.game_data["bids"][player] == code
         bids.append(rng.randrange(env.num_actions))
         match.submit(player, *env.table_action(np.int32(bids[-1]), seat_turn(match, player)))
-    out = env.step(jax.random.key(0), state, jnp.array(bids, jnp.int32), params)
+    out = env.step_env(jax.random.key(0), state, jnp.array(bids, jnp.int32), params)
     assert match.result is not None and bool(out.done)
     np.testing.assert_allclose(np.asarray(out.rewards), [match.result.final_scores[p] for p in players])

@@ -2,7 +2,8 @@
 
 Importing `negotiation_platform` never imports this package; importing this package imports JAX.
 Environments follow gymnax: pure `reset(key, params)` and `step(key, state, actions, params)`
-functions over arrays, usable under `jit`, `vmap` and `lax.scan`. Free-text messages are not
+functions over arrays (`step` starts a fresh match where one ended, `step_env` does not), usable
+under `jit`, `vmap` and `lax.scan`. Free-text messages are not
 modelled in kernels: a kernel plays the game's moves only (a coin game's talk phase is skipped).
 """
 

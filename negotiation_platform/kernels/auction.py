@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from negotiation_platform.games.auction import AuctionConfig
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.sampling import uniform_indices
@@ -39,7 +40,7 @@ class State(NamedTuple):
     done: jax.Array
 
 
-class AuctionEnv(BaseKernel):
+class AuctionEnv(BaseKernel[State, Params]):
     game_id = "auction"
     reset_when_any_done = True  # every match is exactly one step
 
@@ -50,7 +51,7 @@ class AuctionEnv(BaseKernel):
         self._defaults = Params(jnp.int32(value_low), jnp.int32(value_high))
 
     @classmethod
-    def from_config(cls, config: Any) -> tuple[AuctionEnv, Params]:
+    def from_config(cls, config: AuctionConfig) -> tuple[AuctionEnv, Params]:
         env = cls(config.bidders, config.value_high, config.pricing == "second", config.value_low)
         return env, env.default_params()
 
@@ -89,7 +90,7 @@ class AuctionEnv(BaseKernel):
         constant True (which lets XLA drop work a data-dependent `done` would need in rollouts)."""
         return moved._replace(bids=jnp.where(state.done, state.bids, moved.bids))
 
-    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved[State]:
         bids = jnp.maximum(actions.astype(jnp.int32), 0)
         payoff = auction_utilities(bids.astype(jnp.float32), state.values.astype(jnp.float32), self.second_price)
         return Moved(State(state.values, bids, jnp.bool_(True)), payoff, {"payoffs": payoff})

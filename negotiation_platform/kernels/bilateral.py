@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
-from negotiation_platform.games.resource_allocation import ResourceAllocationGame
+from negotiation_platform.games.integrative_negotiation import IntegrativeConfig, IntegrativeNegotiationsGame
+from negotiation_platform.games.resource_allocation import ResourceAllocationConfig, ResourceAllocationGame
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
@@ -59,7 +59,7 @@ class State(NamedTuple):
     end_round: jax.Array
 
 
-class OutcomeBargainingEnv(BaseKernel):
+class OutcomeBargainingEnv(BaseKernel[State, Params]):
     """The bilateral protocol over a finite outcome table; a game supplies the table and two rules."""
 
     num_agents = 2
@@ -190,7 +190,7 @@ class OutcomeBargainingEnv(BaseKernel):
         legal = self._is_legal(state, actor, code)
         return jnp.broadcast_to(jnp.where(legal, code, self.reject_code), (2,)), ~legal
 
-    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved[State]:
         actor = self.current_player(state)
         other = 1 - actor
         code = entry(actions, actor)  # selects, which XLA folds: `replace_illegal` gave every seat this code
@@ -293,7 +293,7 @@ class ResourceAllocationEnv(OutcomeBargainingEnv):
     offer can be accepted only in a round after the one it was made in."""
 
     @classmethod
-    def from_config(cls, config: Any) -> tuple[ResourceAllocationEnv, Params]:
+    def from_config(cls, config: ResourceAllocationConfig) -> tuple[ResourceAllocationEnv, Params]:
         plans, utilities = resource_allocation_outcomes(config)
         batna, decay = _per_role(config, ("development", "marketing"))
         params = Params(jnp.asarray(utilities, jnp.float32), batna, decay)
@@ -317,7 +317,7 @@ class IntegrativeEnv(OutcomeBargainingEnv):
     """integrative_negotiation over every combination of options; no deal pays 0."""
 
     @classmethod
-    def from_config(cls, config: Any) -> tuple[IntegrativeEnv, Params]:
+    def from_config(cls, config: IntegrativeConfig) -> tuple[IntegrativeEnv, Params]:
         choices, utilities = integrative_outcomes(config)
         batna, decay = _per_role(config, ("IT", "Marketing"))
         params = Params(jnp.asarray(utilities, jnp.float32), batna, decay)

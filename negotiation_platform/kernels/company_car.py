@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from negotiation_platform.games.company_car import CompanyCarGame
+from negotiation_platform.games.company_car import CompanyCarConfig, CompanyCarGame
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
@@ -62,7 +62,7 @@ class State(NamedTuple):
     agree_round: jax.Array
 
 
-class CompanyCarEnv(BaseKernel):
+class CompanyCarEnv(BaseKernel[State, Params]):
     game_id = "company_car"
     num_agents = 2
     reset_when_any_done = False  # matches end on agreement, at different steps
@@ -81,7 +81,7 @@ class CompanyCarEnv(BaseKernel):
         )
 
     @classmethod
-    def from_config(cls, config: Any) -> tuple[CompanyCarEnv, Params]:
+    def from_config(cls, config: CompanyCarConfig) -> tuple[CompanyCarEnv, Params]:
         decay = config.batna_decay
         buyer_decay = decay.get("buyer", 0.0) if isinstance(decay, dict) else decay
         seller_decay = decay.get("seller", 0.0) if isinstance(decay, dict) else decay
@@ -171,7 +171,7 @@ class CompanyCarEnv(BaseKernel):
         )
         return {"features": features, "legal_action_mask": self.legal_kinds(state)}
 
-    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved[State]:
         actor = self.actor(state)
         other = 1 - actor
         kind = entry(actions[:, 0], actor).astype(jnp.int32)

@@ -1,7 +1,7 @@
 """Kernels as JaxMARL `MultiAgentEnv`s, so JaxMARL's wrappers and baselines run on them unchanged.
 
 JaxMARL's interface differs from the kernels' gymnax one: agents are named (`agent_0`, …), every
-per-agent value is a dict keyed by name, `step` resets a finished match itself, spaces are asked
+per-agent value is a dict keyed by name, spaces are asked
 per agent, and a policy sees one flat observation vector and one Discrete action. `make` wraps a
 kernel that way: the observation is every field of the kernel's observation except its masks,
 flattened to float32 in field order; the action is a flat code (`action_codes`) decoded into the
@@ -11,14 +11,15 @@ params are fixed at `make` time (JaxMARL's methods take none). `jaxmarl` itself 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic
 
 import jax
 import jax.numpy as jnp
 
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.action_codes import DEFAULT_PRICE_LEVELS, Codes, codes_for, with_placeholder
-from negotiation_platform.kernels.env import Env
+from negotiation_platform.kernels.autoreset import reset_done
+from negotiation_platform.kernels.env import Env, ParamsT, StateT
 from negotiation_platform.kernels.registry import make as make_kernel
 from negotiation_platform.registry import Registry
 
@@ -36,10 +37,14 @@ def flat_features(observation: dict[str, jax.Array]) -> jax.Array:
     return jnp.concatenate(parts, axis=1)
 
 
-class MarlEnv:
+AgentArrays = dict[str, jax.Array]
+"""JaxMARL's per-agent values: one array per agent name (`dones` also has "__all__")."""
+
+
+class MarlEnv(Generic[StateT, ParamsT]):
     """A kernel under JaxMARL's `MultiAgentEnv` interface (see the module docstring)."""
 
-    def __init__(self, kernel: Env, params: Any, price_levels: int = DEFAULT_PRICE_LEVELS) -> None:
+    def __init__(self, kernel: Env[StateT, ParamsT], params: ParamsT, price_levels: int = DEFAULT_PRICE_LEVELS) -> None:
         self.kernel = kernel
         self.params = params
         self.num_agents = kernel.num_agents
@@ -66,51 +71,53 @@ class MarlEnv:
     def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def _per_agent(self, values: jax.Array) -> dict[str, jax.Array]:
+    def _per_agent(self, values: jax.Array) -> AgentArrays:
         return {agent: values[i] for i, agent in enumerate(self.agents)}
 
-    def get_obs(self, state: Any) -> dict[str, jax.Array]:
+    def get_obs(self, state: StateT) -> AgentArrays:
         return self._per_agent(flat_features(self.kernel.observe(state, self.params)))
 
-    def reset(self, key: jax.Array) -> tuple[dict[str, jax.Array], Any]:
+    def reset(self, key: jax.Array) -> tuple[AgentArrays, StateT]:
         observation, state = self.kernel.reset(key, self.params)
         return self._per_agent(flat_features(observation)), state
 
-    def stacked_avail_actions(self, state: Any) -> jax.Array:
+    def stacked_avail_actions(self, state: StateT) -> jax.Array:
         """bool[agents, n]: each agent's legal codes (code 0 alone when it has none)."""
         legal = self.kernel.observe(state, self.params)["legal_action_mask"]
         return with_placeholder(self.codes.mask(legal, self.params))
 
-    def get_avail_actions(self, state: Any) -> dict[str, jax.Array]:
+    def get_avail_actions(self, state: StateT) -> AgentArrays:
         return self._per_agent(self.stacked_avail_actions(state))
 
     def step_env(
-        self, key: jax.Array, state: Any, actions: dict[str, jax.Array]
-    ) -> tuple[dict[str, jax.Array], Any, dict[str, jax.Array], dict[str, jax.Array], dict[str, jax.Array]]:
+        self, key: jax.Array, state: StateT, actions: AgentArrays
+    ) -> tuple[AgentArrays, StateT, AgentArrays, AgentArrays, AgentArrays]:
         """One kernel step, without the reset."""
         codes = jnp.stack([jnp.asarray(actions[agent]).reshape(()) for agent in self.agents])
-        step = self.kernel.step(key, state, self.codes.decode(codes, self.params), self.params)
+        step = self.kernel.step_env(key, state, self.codes.decode(codes, self.params), self.params)
         done = jnp.asarray(step.done, jnp.bool_)
         dones = {agent: done for agent in self.agents} | {"__all__": done}
         obs, rewards = self._per_agent(flat_features(step.obs)), self._per_agent(step.rewards)
         return obs, step.state, rewards, dones, self._infos(step.info)
 
     def step(
-        self, key: jax.Array, state: Any, actions: dict[str, jax.Array], reset_state: Any = None
-    ) -> tuple[dict[str, jax.Array], Any, dict[str, jax.Array], dict[str, jax.Array], dict[str, jax.Array]]:
-        """Step, then start a fresh match where this one ended (JaxMARL's auto-reset)."""
+        self, key: jax.Array, state: StateT, actions: AgentArrays, reset_state: StateT | None = None
+    ) -> tuple[AgentArrays, StateT, AgentArrays, AgentArrays, AgentArrays]:
+        """Step, then start a fresh match where this one ended (JaxMARL's auto-reset; `reset_state`,
+        when given, is the fresh match)."""
         key, reset_key = jax.random.split(key)
         obs, stepped, rewards, dones, infos = self.step_env(key, state, actions)
-        if reset_state is None:
-            fresh_obs, fresh = self.reset(reset_key)
-        else:
-            fresh, fresh_obs = reset_state, self.get_obs(reset_state)
-        ended = dones["__all__"]
-        state = jax.tree.map(lambda a, b: jax.lax.select(ended, a, b), fresh, stepped)
-        obs = jax.tree.map(lambda a, b: jax.lax.select(ended, a, b), fresh_obs, obs)
+
+        def fresh() -> tuple[StateT, AgentArrays]:
+            if reset_state is None:
+                fresh_obs, fresh_state = self.reset(reset_key)
+                return fresh_state, fresh_obs
+            return reset_state, self.get_obs(reset_state)
+
+        state, obs = reset_done(dones["__all__"], (stepped, obs), fresh)
         return obs, state, rewards, dones, infos
 
-    def _infos(self, info: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    def _infos(self, info: dict[str, jax.Array]) -> AgentArrays:
         """Per-agent arrays only (JaxMARL's baselines reshape every info leaf to [actors]): a
         per-match number is repeated for every agent, other shapes are left out."""
         shaped = {}
@@ -125,7 +132,7 @@ class MarlEnv:
 
 def make(
     game_id: str, *, registry: Registry | None = None, price_levels: int = DEFAULT_PRICE_LEVELS, **config: Any
-) -> MarlEnv:
+) -> MarlEnv[Any, Any]:
     """A JaxMARL-compatible environment for `game_id` under config overrides, e.g. `make("trust_and_split")`.
 
     `price_levels` numbers the offers of a game whose action is a price (company_car).

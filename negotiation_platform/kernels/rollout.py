@@ -1,32 +1,23 @@
 """Batched rollouts: many matches stepped together with a policy, fused with `lax.scan`.
 
-Finished matches are reset in place so every env-step is real work; the scan returns per-step
-totals that the CLI and the benchmarks turn into throughput and returns. An env whose matches all
-last the same number of steps sets `reset_when_any_done = True`: the batch is then reset only on
-the steps where some match ended (a `lax.cond`), not built afresh on every step.
+Finished matches are reset in place (`autoreset.reset_done`, the auto-reset `BaseKernel.step` and
+`MarlEnv.step` use too, here over the whole batch) so every env-step is real work; the scan returns
+per-step totals that the CLI and the benchmarks turn into throughput and returns. An env whose
+matches all last the same number of steps sets `reset_when_any_done = True`: the batch is then reset
+only on the steps where some match ended (a `lax.cond`), not built afresh on every step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 import jax
 import jax.numpy as jnp
 
 from negotiation_platform.kernels import threefry
-from negotiation_platform.kernels.env import Env
-
-
-def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
-    """Per-match selection between two batched pytrees (condition: bool[B])."""
-
-    def pick(a: jax.Array, b: jax.Array) -> jax.Array:
-        mask = condition.reshape(condition.shape + (1,) * (a.ndim - condition.ndim))
-        return jnp.where(mask, a, b)
-
-    return jax.tree.map(pick, on_true, on_false)
+from negotiation_platform.kernels.autoreset import reset_done
+from negotiation_platform.kernels.env import Env, Observation, ParamsT, StateT
 
 
 def match_keys(key: jax.Array, batch: int) -> jax.Array:
@@ -48,19 +39,25 @@ def match_keys(key: jax.Array, batch: int) -> jax.Array:
     return keys
 
 
-def reset_batch(env: Env, key: jax.Array, params: Any, batch: int) -> tuple[Any, Any]:
+def reset_batch(env: Env[StateT, ParamsT], key: jax.Array, params: ParamsT, batch: int) -> tuple[Observation, StateT]:
     """(obs, state) for `batch` fresh matches."""
-    return jax.vmap(env.reset, in_axes=(0, None))(match_keys(key, batch), params)
+    fresh: tuple[Observation, StateT] = jax.vmap(env.reset, in_axes=(0, None))(match_keys(key, batch), params)
+    return fresh
 
 
-Policy = Callable[[jax.Array, Any, Any], jax.Array]
+Policy = Callable[[jax.Array, Observation, StateT], jax.Array]
 """`policy(key, obs, state) -> actions` for one match (rollouts vmap it): any jittable function."""
 
 
 @partial(jax.jit, static_argnames=("env", "steps", "policy"))
 def rollout(
-    env: Env, params: Any, key: jax.Array, state: Any, steps: int, policy: Policy | None = None
-) -> tuple[Any, jax.Array, jax.Array]:
+    env: Env[StateT, ParamsT],
+    params: ParamsT,
+    key: jax.Array,
+    state: StateT,
+    steps: int,
+    policy: Policy[StateT] | None = None,
+) -> tuple[StateT, jax.Array, jax.Array]:
     """Step every match `steps` times; returns (state, summed rewards [A], episodes done).
 
     `policy` chooses each match's actions from its observation (None: uniformly random legal
@@ -69,28 +66,25 @@ def rollout(
     batch = jax.tree.leaves(state)[0].shape[0]
     obs = jax.vmap(env.observe, in_axes=(0, None))(state, params) if policy is not None else None
 
-    def act(key: jax.Array, obs: Any, state: Any) -> jax.Array:
-        if policy is None:
+    def act(key: jax.Array, obs: Observation | None, state: StateT) -> jax.Array:
+        if policy is None or obs is None:
             return env.sample_actions(key, state, params)
         return policy(key, obs, state)
 
     def body(
-        carry: tuple[jax.Array, Any, Any], _: None
-    ) -> tuple[tuple[jax.Array, Any, Any], tuple[jax.Array, jax.Array]]:
+        carry: tuple[jax.Array, Observation | None, StateT], _: None
+    ) -> tuple[tuple[jax.Array, Observation | None, StateT], tuple[jax.Array, jax.Array]]:
         key, obs, state = carry
         key, act_key, step_key, reset_key = threefry.split(key, 4)
         actions = jax.vmap(act)(match_keys(act_key, batch), obs, state)
-        step = jax.vmap(env.step, in_axes=(0, 0, 0, None))(match_keys(step_key, batch), state, actions, params)
+        step = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(match_keys(step_key, batch), state, actions, params)
         following = (step.obs if policy is not None else None, step.state)
 
-        def reset_finished(current: tuple[Any, Any]) -> Any:
-            fresh = reset_batch(env, reset_key, params, batch)
-            return tree_where(step.done, (fresh[0] if policy is not None else None, fresh[1]), current)
+        def fresh() -> tuple[Observation | None, StateT]:
+            obs, state = reset_batch(env, reset_key, params, batch)
+            return (obs if policy is not None else None, state)
 
-        if getattr(env, "reset_when_any_done", False):
-            obs, state = jax.lax.cond(step.done.any(), reset_finished, lambda current: current, following)
-        else:
-            obs, state = reset_finished(following)
+        obs, state = reset_done(step.done, following, fresh, only_when_any=getattr(env, "reset_when_any_done", False))
         return (key, obs, state), (step.rewards.sum(axis=0), step.done.sum())
 
     (_, _, state), (rewards, dones) = jax.lax.scan(body, (key, obs, state), None, length=steps)

@@ -12,6 +12,7 @@ from typing import Any
 import jax
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.env import KernelState
 from negotiation_platform.kernels.registry import kernel_for
 from negotiation_platform.kernels.rollout import Policy, reset_batch, rollout
 from negotiation_platform.kernels.sharding import shard_batch
@@ -76,7 +77,7 @@ def simulate(
     }
 
 
-def load_policy(path: str) -> Policy | None:
+def load_policy(path: str) -> Policy[KernelState] | None:
     """ "random" (None: uniformly random legal actions), or "package.module:function" / "package.module.function"
     naming a jittable `policy(key, obs, state) -> actions` for one match."""
     if path == "random":
@@ -92,5 +93,5 @@ def load_policy(path: str) -> Policy | None:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r}: {exc}") from None
     if not callable(found):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"--policy {path!r} is not a function.")
-    policy: Policy = found
+    policy: Policy[KernelState] = found
     return policy

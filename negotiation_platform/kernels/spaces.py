@@ -7,10 +7,14 @@ A space says what shape and range a value has, draws a uniform sample and checks
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike, DTypeLike
+
+if TYPE_CHECKING:
+    from negotiation_platform.kernels.env import Env, ParamsT, StateT
 
 
 @dataclass(frozen=True)
@@ -19,7 +23,7 @@ class Discrete:
 
     n: int
     shape: tuple[int, ...] = ()
-    dtype: Any = jnp.int32
+    dtype: DTypeLike = jnp.int32
 
     def sample(self, key: jax.Array) -> jax.Array:
         return jax.random.randint(key, self.shape, 0, self.n, dtype=self.dtype)
@@ -33,7 +37,7 @@ class MultiDiscrete:
     """A vector of integers, entry i in 0..nvec[i]-1 (e.g. a claim per item type)."""
 
     nvec: tuple[int, ...]
-    dtype: Any = jnp.int32
+    dtype: DTypeLike = jnp.int32
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -51,10 +55,10 @@ class MultiDiscrete:
 class Box:
     """Values in [low, high] (per entry) of a fixed shape."""
 
-    low: Any
-    high: Any
+    low: ArrayLike
+    high: ArrayLike
     shape: tuple[int, ...]
-    dtype: Any = jnp.float32
+    dtype: DTypeLike = jnp.float32
 
     def sample(self, key: jax.Array) -> jax.Array:
         if jnp.issubdtype(self.dtype, jnp.bool_):
@@ -71,7 +75,7 @@ class Box:
 class Dict:
     """A dictionary of named spaces (an observation with several fields)."""
 
-    spaces: dict[str, Any] = field(default_factory=dict)
+    spaces: dict[str, Box] = field(default_factory=dict)
 
     def sample(self, key: jax.Array) -> dict[str, jax.Array]:
         keys = jax.random.split(key, len(self.spaces))
@@ -86,7 +90,7 @@ def mask_space(n: int | tuple[int, ...]) -> Box:
     return Box(False, True, (n,) if isinstance(n, int) else n, jnp.bool_)
 
 
-def observed(env: Any, params: Any) -> Dict:
+def observed(env: Env[StateT, ParamsT], params: ParamsT) -> Dict:
     """One agent's observation space, read off the shapes and dtypes `env.observe` produces (no values
     are computed): masks are booleans, other fields unbounded numbers of their dtype."""
     state = jax.eval_shape(lambda key: env.reset(key, params)[1], jax.random.key(0))
@@ -102,3 +106,7 @@ def observed(env: Any, params: Any) -> Dict:
         return Box(-jnp.inf, jnp.inf, per_agent, leaf.dtype)
 
     return Dict({name: space(leaf) for name, leaf in shapes.items()})
+
+
+Space = Discrete | MultiDiscrete | Box | Dict
+"""One agent's space, of whichever kind."""

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from negotiation_platform.games.split_100 import Split100Config
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.utilities import split_100_utilities
@@ -35,7 +36,7 @@ class State(NamedTuple):
     agree_round: jax.Array
 
 
-class Split100Env(BaseKernel):
+class Split100Env(BaseKernel[State, Params]):
     game_id = "split_100"
     num_agents = 2
     reset_when_any_done = False  # matches end on agreement, at different steps
@@ -45,7 +46,7 @@ class Split100Env(BaseKernel):
         self._defaults = Params(jnp.int32(rounds), jnp.float32(discount))
 
     @classmethod
-    def from_config(cls, config: Any) -> tuple[Split100Env, Params]:
+    def from_config(cls, config: Split100Config) -> tuple[Split100Env, Params]:
         env = cls(config.total, config.rounds, config.discount)
         return env, env.default_params()
 
@@ -118,7 +119,7 @@ class Split100Env(BaseKernel):
             return "propose", {"mine": code}
         return ("accept", {}) if code == self.total + 1 else ("walk_away", {})
 
-    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved[State]:
         actor = state.turn % 2
         code = actions[actor]
         round_number = state.turn // 2 + 1

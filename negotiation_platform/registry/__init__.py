@@ -1,6 +1,7 @@
 """Plugin discovery through pluggy and entry points; see `Registry`."""
 
 from negotiation_platform.registry.hookspecs import hookimpl
+from negotiation_platform.registry.kernel_factory import KernelFactory
 from negotiation_platform.registry.registry import GameEntry, PluginProblem, PluginWarning, Registry
 
-__all__ = ["GameEntry", "PluginProblem", "PluginWarning", "Registry", "hookimpl"]
+__all__ = ["GameEntry", "KernelFactory", "PluginProblem", "PluginWarning", "Registry", "hookimpl"]

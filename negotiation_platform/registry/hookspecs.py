@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from negotiation_platform.agents.base import Agent
     from negotiation_platform.games.base_game import BaseGame, GameConfig
+    from negotiation_platform.registry.kernel_factory import KernelFactory
     from negotiation_platform.transports import Transport
 
 PROJECT = "negotiation_platform"
@@ -57,8 +58,9 @@ def register_transports() -> dict[str, Transport]:
 
 
 @hookspec
-def register_kernels() -> dict[str, str]:
-    """Return JAX kernels by game id, as import paths "module:Factory" (imported only when used)."""
+def register_kernels() -> dict[str, KernelFactory]:
+    """Return JAX kernels by game id, as `KernelFactory` functions that import JAX only when called
+    ("module:Class" import paths still work for one release, deprecated)."""
     raise NotImplementedError
 
 

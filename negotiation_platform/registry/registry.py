@@ -21,6 +21,7 @@ from pydantic import BaseModel, JsonValue
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.registry import hookspecs
+from negotiation_platform.registry.kernel_factory import KernelFactory, as_kernel_factory
 from negotiation_platform.spec import GameSpec
 
 if TYPE_CHECKING:
@@ -150,9 +151,19 @@ class Registry:
         """Transports by name (see the `register_transports` hook)."""
         return self._merge_named("register_transports")
 
-    def kernels(self) -> dict[str, str]:
-        """JAX kernel import paths by game id."""
-        return self._merge_named("register_kernels")
+    def kernels(self) -> dict[str, KernelFactory]:
+        """JAX kernel factories by game id (see `kernel_factory`); an offer that is not one is left out
+        and reported in `problems`."""
+        factories: dict[str, KernelFactory] = {}
+        for game_id, offered in self._merge_named("register_kernels").items():
+            factory = as_kernel_factory(game_id, offered)
+            if factory is None:
+                problem = PluginProblem("register_kernels", None, f"kernel for {game_id!r} is not a KernelFactory")
+                if problem not in self._load_problems:
+                    self._load_problems.append(problem)
+                continue
+            factories[game_id] = factory
+        return factories
 
     def render_board(self, game_id: str, view: dict[str, JsonValue], events: list[dict[str, JsonValue]]) -> str | None:
         """A game's board for the viewer from the first plugin that draws it; None when none does. A

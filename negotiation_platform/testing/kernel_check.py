@@ -202,12 +202,12 @@ def _step_draws(env: Any, match: Match, index: int) -> Any:
 
 
 def _replay_step(env: Any, state: Any, actions: Any, draws: Any, params: Any) -> Any:
-    """The kernel's step with the engine's draws of that step (`replay_step`), else `step` itself."""
+    """The kernel's step with the engine's draws of that step (`replay_step`), else `step_env` itself."""
     import jax
 
     if hasattr(env, "replay_step"):
         return env.replay_step(state, actions, draws, params)
-    return env.step(jax.random.key(0), state, actions, params)
+    return env.step_env(jax.random.key(0), state, actions, params)
 
 
 def _leaves(tree: Any) -> list[np.ndarray]:

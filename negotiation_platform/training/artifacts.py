@@ -16,9 +16,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 from flax import serialization
+from flax.typing import VariableDict
 
 from negotiation_platform.csv_cells import write_rows
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv, make
 from negotiation_platform.registry import Registry
 from negotiation_platform.training.network import ActorCritic
@@ -38,12 +40,14 @@ class PolicyFile:
 
 @dataclass(frozen=True)
 class TrainedPolicy:
-    env: MarlEnv
+    env: MarlEnv[Any, Any]
     network: ActorCritic
-    params: Any
+    params: VariableDict
 
 
-def save_policy(out: Path, env: MarlEnv, config: dict[str, Any], hidden: tuple[int, ...], params: Any) -> None:
+def save_policy(
+    out: Path, env: MarlEnv[StateT, ParamsT], config: dict[str, Any], hidden: tuple[int, ...], params: VariableDict
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     price_levels = getattr(env.codes, "levels", 0)
     meta = PolicyFile(env.name, config, hidden, price_levels, env.obs_size, env.action_space(env.agents[0]).n)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Generic, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import optax
+from flax.typing import VariableDict
 
+from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.training.network import MASKED, ActorCritic, entropy, forward, log_probs
 
@@ -65,33 +67,47 @@ class Transition(NamedTuple):
     done: jax.Array
 
 
-class Rollout(NamedTuple):
+class Rollout(NamedTuple, Generic[StateT]):
     """What a scan over env-steps carries: the matches, each seat's running return, the totals of the
     episodes that ended (Σ of per-seat means, count)."""
 
-    state: Any
+    state: StateT
     obs: jax.Array
     running: jax.Array
     ended_sum: jax.Array
     ended_count: jax.Array
 
 
-def stack(env: MarlEnv, values: dict[str, jax.Array]) -> jax.Array:
+Optimizing = tuple[VariableDict, optax.OptState]
+"""(network params, optimizer state): what the PPO epochs carry."""
+
+
+class Learning(NamedTuple, Generic[StateT]):
+    """What the scan over updates carries."""
+
+    params: VariableDict
+    opt_state: optax.OptState
+    rollout: Rollout[StateT]
+
+
+def stack(env: MarlEnv[StateT, ParamsT], values: dict[str, jax.Array]) -> jax.Array:
     """[A, E, ...] from JaxMARL's per-agent dict of [E, ...] arrays."""
     return jnp.stack([values[agent] for agent in env.agents])
 
 
-def start(env: MarlEnv, key: jax.Array, num_envs: int) -> Rollout:
+def start(env: MarlEnv[StateT, ParamsT], key: jax.Array, num_envs: int) -> Rollout[StateT]:
     obs, state = jax.vmap(env.reset)(jax.random.split(key, num_envs))
     zero = jnp.float32(0.0)
     return Rollout(state, stack(env, obs), jnp.zeros((env.num_agents, num_envs)), zero, zero)
 
 
-def avail_of(env: MarlEnv, state: Any) -> jax.Array:
+def avail_of(env: MarlEnv[StateT, ParamsT], state: StateT) -> jax.Array:
     return jnp.swapaxes(jax.vmap(env.stacked_avail_actions)(state), 0, 1)
 
 
-def env_step(env: MarlEnv, rollout: Rollout, codes: jax.Array, key: jax.Array) -> tuple[Rollout, jax.Array, jax.Array]:
+def env_step(
+    env: MarlEnv[StateT, ParamsT], rollout: Rollout[StateT], codes: jax.Array, key: jax.Array
+) -> tuple[Rollout[StateT], jax.Array, jax.Array]:
     """Play `codes` [A, E] in every match; (next rollout, rewards [A, E], done [E])."""
     num_envs = codes.shape[1]
     actions = {agent: codes[i] for i, agent in enumerate(env.agents)}
@@ -113,7 +129,7 @@ def random_chooser(key: jax.Array, obs: jax.Array, avail: jax.Array) -> jax.Arra
     return jax.random.categorical(key, jnp.where(avail, 0.0, MASKED), axis=-1)
 
 
-def policy_chooser(network: ActorCritic, params: Any) -> Chooser:
+def policy_chooser(network: ActorCritic, params: VariableDict) -> Chooser:
     def choose(key: jax.Array, obs: jax.Array, avail: jax.Array) -> jax.Array:
         logits, _ = forward(network, params, obs, avail)
         return jax.random.categorical(key, logits, axis=-1)
@@ -121,10 +137,10 @@ def policy_chooser(network: ActorCritic, params: Any) -> Chooser:
     return choose
 
 
-def mean_return(env: MarlEnv, choose: Chooser, key: jax.Array, num_envs: int, steps: int) -> jax.Array:
+def mean_return(env: MarlEnv[StateT, ParamsT], choose: Chooser, key: jax.Array, num_envs: int, steps: int) -> jax.Array:
     """Mean per-seat return of the episodes that end within `steps` env-steps of `num_envs` matches."""
 
-    def body(rollout: Rollout, key: jax.Array) -> tuple[Rollout, None]:
+    def body(rollout: Rollout[StateT], key: jax.Array) -> tuple[Rollout[StateT], None]:
         choose_key, step_key = jax.random.split(key)
         codes = choose(choose_key, rollout.obs, avail_of(env, rollout.state))
         return env_step(env, rollout, codes, step_key)[0], None
@@ -134,14 +150,18 @@ def mean_return(env: MarlEnv, choose: Chooser, key: jax.Array, num_envs: int, st
     return final.ended_sum / jnp.maximum(final.ended_count, 1.0)
 
 
-def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable[[jax.Array], tuple[Any, jax.Array]]]:
+def make_train(
+    env: MarlEnv[StateT, ParamsT], config: TrainConfig
+) -> tuple[ActorCritic, Callable[[jax.Array], tuple[VariableDict, jax.Array]]]:
     """(network, train): `train(key)` returns (trained params, mean episode return per update)."""
     network = ActorCritic(env.action_space(env.agents[0]).n, tuple(config.hidden))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     actors = env.num_agents * config.num_envs
     scale = config.reward_scale if config.reward_scale > 0 else 1.0
 
-    def collect(carry: tuple[Any, Rollout], key: jax.Array) -> tuple[tuple[Any, Rollout], Transition]:
+    def collect(
+        carry: tuple[VariableDict, Rollout[StateT]], key: jax.Array
+    ) -> tuple[tuple[VariableDict, Rollout[StateT]], Transition]:
         params, rollout = carry
         choose_key, step_key = jax.random.split(key)
         avail = avail_of(env, rollout.state)
@@ -164,7 +184,7 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
         _, gaes = jax.lax.scan(back, (jnp.zeros_like(last_value), last_value), batch, reverse=True)
         return gaes, gaes + batch.value
 
-    def loss(params: Any, batch: Transition, gae: jax.Array, target: jax.Array) -> jax.Array:
+    def loss(params: VariableDict, batch: Transition, gae: jax.Array, target: jax.Array) -> jax.Array:
         logits, value = forward(network, params, batch.obs, batch.avail)
         log_prob = jnp.take_along_axis(log_probs(logits), batch.action[..., None], axis=-1)[..., 0]
         clipped_value = batch.value + jnp.clip(value - batch.value, -config.clip, config.clip)
@@ -175,7 +195,7 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
         total: jax.Array = actor_loss + config.vf_coef * value_loss - config.ent_coef * entropy(logits).mean()
         return total
 
-    def update(carry: tuple[Any, Any, Rollout], key: jax.Array) -> tuple[tuple[Any, Any, Rollout], jax.Array]:
+    def update(carry: Learning[StateT], key: jax.Array) -> tuple[Learning[StateT], jax.Array]:
         params, opt_state, rollout = carry
         collect_key, shuffle_key = jax.random.split(key)
         before = rollout
@@ -184,14 +204,14 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
         gae, target = advantages(batch, last_value)
         flat = jax.tree.map(lambda x: x.reshape((config.num_steps, actors, *x.shape[3:])), (batch, gae, target))
 
-        def epoch(carry: tuple[Any, Any], key: jax.Array) -> tuple[tuple[Any, Any], None]:
+        def epoch(carry: Optimizing, key: jax.Array) -> tuple[Optimizing, None]:
             order = jax.random.permutation(key, actors)
             shuffled = jax.tree.map(lambda x: jnp.take(x, order, axis=1), flat)
             minibatches = jax.tree.map(
                 lambda x: jnp.swapaxes(x.reshape((x.shape[0], config.minibatches, -1, *x.shape[2:])), 0, 1), shuffled
             )
 
-            def minibatch(carry: tuple[Any, Any], part: tuple[Transition, jax.Array, jax.Array]) -> tuple[Any, None]:
+            def minibatch(carry: Optimizing, part: tuple[Transition, jax.Array, jax.Array]) -> tuple[Optimizing, None]:
                 params, opt_state = carry
                 grads = jax.grad(loss)(params, *part)
                 changes, opt_state = optimizer.update(grads, opt_state, params)
@@ -202,14 +222,14 @@ def make_train(env: MarlEnv, config: TrainConfig) -> tuple[ActorCritic, Callable
         (params, opt_state), _ = jax.lax.scan(epoch, (params, opt_state), jax.random.split(shuffle_key, config.epochs))
         count = rollout.ended_count - before.ended_count
         curve = jnp.where(count > 0, (rollout.ended_sum - before.ended_sum) / jnp.maximum(count, 1.0), jnp.nan)
-        return (params, opt_state, rollout), curve
+        return Learning(params, opt_state, rollout), curve
 
-    def train(key: jax.Array) -> tuple[Any, jax.Array]:
+    def train(key: jax.Array) -> tuple[VariableDict, jax.Array]:
         init_key, env_key, run_key = jax.random.split(key, 3)
         rollout = start(env, env_key, config.num_envs)
         params = network.init(init_key, rollout.obs, avail_of(env, rollout.state))
-        carry = (params, optimizer.init(params), rollout)
-        (params, _, _), curve = jax.lax.scan(update, carry, jax.random.split(run_key, config.num_updates))
-        return params, curve
+        carry = Learning(params, optimizer.init(params), rollout)
+        final, curve = jax.lax.scan(update, carry, jax.random.split(run_key, config.num_updates))
+        return final.params, curve
 
     return network, train

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax.typing import VariableDict
 
 MASKED = -1e9
 """The logit of an illegal code: its probability underflows to exactly zero."""
@@ -39,7 +39,9 @@ def entropy(logits: jax.Array) -> jax.Array:
     return -jnp.sum(jnp.where(logits > MASKED / 2, jnp.exp(logp) * logp, 0.0), axis=-1)
 
 
-def forward(network: ActorCritic, params: Any, obs: jax.Array, avail: jax.Array) -> tuple[jax.Array, jax.Array]:
+def forward(
+    network: ActorCritic, params: VariableDict, obs: jax.Array, avail: jax.Array
+) -> tuple[jax.Array, jax.Array]:
     """(masked logits, value): `network.apply` with its result typed."""
     result: tuple[jax.Array, jax.Array] = network.apply(params, obs, avail)  # type: ignore[assignment]
     return result

@@ -18,11 +18,13 @@ from typing import Any
 
 import jax
 import numpy as np
+from flax.typing import VariableDict
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
+from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.registry import Registry
 from negotiation_platform.training import artifacts
@@ -62,7 +64,7 @@ def compile_for(fn: Callable[..., Any], *args: Any, fast: bool = False) -> Calla
 
 
 def train(
-    env: MarlEnv,
+    env: MarlEnv[StateT, ParamsT],
     game_config: dict[str, Any],
     config: TrainConfig,
     *,
@@ -92,7 +94,7 @@ def train(
     curve = np.asarray(curve)  # waits for the run
     train_seconds = time.perf_counter() - started
 
-    def trained_play(params: Any, key: jax.Array) -> jax.Array:
+    def trained_play(params: VariableDict, key: jax.Array) -> jax.Array:
         return mean_return(env, policy_chooser(network, params), key, eval_envs, eval_steps)
 
     env_steps = config.num_updates * config.steps_per_update

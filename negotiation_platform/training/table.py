@@ -31,7 +31,7 @@ SKIPS = ("pass", "done")
 
 
 class Compiled(NamedTuple):
-    env: MarlEnv
+    env: MarlEnv[Any, Any]
     logits: Callable[[np.ndarray, np.ndarray], jax.Array]
     """Masked logits [1, n] of one seat's flat features [1, D] and kernel legal mask (leading axis of 1)."""
     decode: Callable[[int], jax.Array]

@@ -2,7 +2,7 @@
 
 Indices are the engine's (cell = x·W + y, resources in config order, players in seat order, the
 27-index action layout of `encoding`), so a match can be replayed step by step into the kernel:
-`init_state(params, draws)` takes the engine's map draws and `transition(state, actions,
+`init_state(params, draws)` takes the engine's map draws and `replay_step(state, actions,
 priority, params)` the engine's collision priorities. The social graph is an N×N-free encoding:
 each player's partner, parity, standing claim, group id and share. Imported only when a kernel is
 asked for (needs JAX).
@@ -21,7 +21,7 @@ from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import FIRST_PICK, PRODUCE, STAY, action_count, decode
 from negotiation_adasociety.world import DIRECTIONS, Rules
 from negotiation_platform.kernels import bitmasks, spaces, threefry
-from negotiation_platform.kernels.base import BaseKernel
+from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.env import Step
 from negotiation_platform.kernels.occasional import only_if
 from negotiation_platform.kernels.sampling import computed_once, distinct_indices, uniform_order, uniform_set_bit
@@ -89,7 +89,7 @@ BONDS = ("partner", "parity", "proposal", "group", "share", "next_group")
 """The fields of `State` that bargaining changes."""
 
 
-class AdaSocietyEnv(BaseKernel):
+class AdaSocietyEnv(BaseKernel[State, Params]):
     """Functional environment (gymnax style): `reset`/`step` are pure, jittable and vmappable.
 
     `step` is its own: a step's collision priority can be given (`transition`), and a finished
@@ -178,9 +178,9 @@ class AdaSocietyEnv(BaseKernel):
         drawn = match.game.step_priorities[physical] if physical >= 0 else range(self.num_agents)
         return jnp.array(list(drawn), jnp.int32)
 
-    def replay_step(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
-        """`step` with the engine's collision priority of that step (`check_kernel`)."""
-        return self.transition(state, actions, priority, params)
+    def replay_step(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step[State]:
+        """`step_env` with the engine's collision priority of that step (`check_kernel`)."""
+        return self.conclude(state, self.transition(state, actions, priority, params), params)
 
     # --- legality -------------------------------------------------------------------------------
 
@@ -236,14 +236,14 @@ class AdaSocietyEnv(BaseKernel):
 
     # --- one step -------------------------------------------------------------------------------
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Step:
-        priority = uniform_order(key, self.num_agents)
-        return self.transition(state, actions, priority, params)
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: Params) -> Moved[State]:
+        return self.transition(state, actions, uniform_order(key, self.num_agents), params)
 
-    def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Step:
-        """One step with a given collision priority (higher wins a contested cell); illegal actions act as stay."""
+    def transition(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> Moved[State]:
+        """One step of a live match with a given collision priority (higher wins a contested cell);
+        illegal actions act as stay. The base's `conclude` freezes a finished match."""
         legal = bitmasks.bit_at(self.legal_bits(state, params), actions)
-        actions = computed_once(jnp.where(legal & ~state.done, actions, STAY), self.num_actions)  # read in many places
+        actions = computed_once(jnp.where(legal, actions, STAY), self.num_actions)  # read in many places
         moved = self._physical(state, actions, priority, params)
         raw = jnp.sum((moved.inventory - state.inventory) * params.values, axis=1).astype(jnp.float32)
         # bargaining happens only in the first steps
@@ -255,11 +255,9 @@ class AdaSocietyEnv(BaseKernel):
         same = (social.group[:, None] == social.group[None, :]) & (social.group[:, None] >= 0)
         pooled = same.astype(jnp.float32) @ raw
         rewards = jnp.where(social.group >= 0, pooled * social.share, raw)
-        rewards = jnp.where(state.done, 0.0, rewards)
-        time = state.time + jnp.where(state.done, 0, 1)
+        time = state.time + 1
         new = social._replace(time=time, totals=state.totals + rewards, done=time >= self.max_length)
-        info = {"illegal": jnp.sum(~legal & ~state.done)}
-        return Step(self.observe(new, params), new, rewards, new.done, info)
+        return Moved(new, rewards, {"illegal": jnp.sum(~legal & ~state.done)})
 
     def _physical(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> State:
         r = self.num_resources

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from negotiation_adasociety.config import AdaSocietyConfig
 from negotiation_adasociety.game import AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.gatherer import GathererAgent
-from negotiation_platform.registry import hookimpl
+from negotiation_platform.games.base_game import GameConfig
+from negotiation_platform.registry import KernelFactory, hookimpl
+
+if TYPE_CHECKING:
+    from negotiation_platform.registry.kernel_factory import Kernel
 
 
 @hookimpl
@@ -19,10 +24,16 @@ def register_agents() -> dict[str, Any]:
     return {"gatherer": GathererAgent}
 
 
+def adasociety_kernel(config: GameConfig) -> Kernel:
+    """Either preset's kernel (the config says which); imports the kernel (and JAX) only when called."""
+    from negotiation_adasociety.kernels import AdaSocietyEnv
+
+    return AdaSocietyEnv.from_config(cast(AdaSocietyConfig, config))
+
+
 @hookimpl
-def register_kernels() -> dict[str, str]:
-    kernel = "negotiation_adasociety.kernels:AdaSocietyEnv"
-    return {"adasociety": kernel, "adasociety_hard": kernel}
+def register_kernels() -> dict[str, KernelFactory]:
+    return {"adasociety": adasociety_kernel, "adasociety_hard": adasociety_kernel}
 
 
 @hookimpl

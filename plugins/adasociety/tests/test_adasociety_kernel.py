@@ -156,7 +156,7 @@ def test_an_illegal_index_acts_as_stay_and_is_counted() -> None:
     env, params = AdaSocietyEnv.from_config(AdaSocietyGame.Config())
     _, state = env.reset(jax.random.key(0), params)
     pick_wood = 6
-    out = env.step(jax.random.key(1), state, jnp.full((4,), pick_wood, jnp.int32), params)
+    out = env.step_env(jax.random.key(1), state, jnp.full((4,), pick_wood, jnp.int32), params)
     assert int(out.info["illegal"]) == 4
     assert out.state.position.tolist() == state.position.tolist() and int(out.state.time) == 1
 
@@ -173,7 +173,7 @@ def test_a_batch_of_episodes_runs_under_jit_and_vmap() -> None:
             state, key = carry
             key, act, move = jax.random.split(key, 3)
             actions = jax.vmap(env.sample_actions, in_axes=(0, 0, None))(jax.random.split(act, batch), state, params)
-            out = jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(move, batch), state, actions, params)
+            out = jax.vmap(env.step_env, in_axes=(0, 0, 0, None))(jax.random.split(move, batch), state, actions, params)
             return (out.state, key), out.rewards
 
         (state, _), rewards = jax.lax.scan(body, (state, key), None, length=120)

@@ -20,6 +20,7 @@ from negotiation_a2a.client import RemoteA2aAgent
 from negotiation_adasociety import HARD, AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.encoding import action_count, decode, encode
 from negotiation_adasociety.gatherer import GathererAgent
+from negotiation_adasociety.plugin import adasociety_kernel
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_platform.agents import RandomAgent, play_match
 from negotiation_platform.agents.driver import SeatHandle, run_seat
@@ -55,7 +56,7 @@ def test_the_plugin_is_found_through_its_entry_point() -> None:
     assert registry.game("adasociety_hard").cls is AdaSocietyHardGame
     assert registry.game("adasociety").source == "negotiation-platform-adasociety"
     assert "gatherer" in registry.agents()
-    assert registry.kernels()["adasociety"] == "negotiation_adasociety.kernels:AdaSocietyEnv"
+    assert registry.kernels()["adasociety"] is adasociety_kernel
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -61,7 +61,7 @@ class State(NamedTuple):
     done: jax.Array
 
 
-class CoinEnv(BaseKernel):
+class CoinEnv(BaseKernel[State, None]):
     """The shared round structure; variants draw the rounds and say what an agent observes."""
 
     game_id = ""
@@ -167,7 +167,7 @@ class CoinEnv(BaseKernel):
         """The engine move of a kernel action row (a claim per item, in the stock's order)."""
         return SPLIT, {item: int(claim) for item, claim in zip(turn["view"]["stock"], action, strict=True)}
 
-    def move(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Moved:
+    def move(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Moved[State]:
         r = jnp.minimum(state.round, self.rounds - 1)
         stock = state.draws.stock[r]
         claims = jnp.clip(actions.astype(jnp.float32), 0.0, self.max_claim())
@@ -175,9 +175,9 @@ class CoinEnv(BaseKernel):
         next_round = state.round + 1
         return Moved(State(next_round, state.draws, state.totals + rewards, next_round >= self.rounds), rewards)
 
-    def step(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step:
-        """`BaseKernel.step`, with each agent's total so far in `info["totals"]`."""
-        step = super().step(key, state, actions, params)
+    def step_env(self, key: jax.Array, state: State, actions: jax.Array, params: None) -> Step[State]:
+        """`BaseKernel.step_env`, with each agent's total so far in `info["totals"]`."""
+        step = super().step_env(key, state, actions, params)
         return step._replace(info={"totals": step.state.totals})
 
     def max_claim(self) -> float:
@@ -281,3 +281,9 @@ def dond_outcomes(stock: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, An
     shares = np.array(list(itertools.product(*(range(int(c) + 1) for c in stock))), np.float32)
     utilities = jnp.stack([shares @ values[0], (stock - shares) @ values[1]], axis=-1)
     return shares, utilities
+
+
+KERNELS: dict[str, type[CoinEnv]] = {
+    env.game_id: env for env in (CoinsClassicEnv, TrustAndSplitEnv, NoPressEnv, DealOrNoDealEnv)
+}
+"""Each coin game's kernel by game id."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from negotiation_coin_games.base import CoinGame
 from negotiation_coin_games.variants import CoinsClassic, DealOrNoDeal, NoPress, TrustAndSplit
-from negotiation_platform.registry import hookimpl
+from negotiation_platform.games.base_game import GameConfig
+from negotiation_platform.registry import KernelFactory, hookimpl
+
+if TYPE_CHECKING:
+    from negotiation_platform.registry.kernel_factory import Kernel
 
 GAMES: list[type[CoinGame[Any]]] = [CoinsClassic, TrustAndSplit, DealOrNoDeal, NoPress]
 GAME_IDS = frozenset(game.spec.id for game in GAMES)
@@ -26,12 +30,17 @@ def render_board(game_id: str, view: dict[str, Any], events: list[dict[str, Any]
     return coin_board(view)
 
 
+def kernel_factory(game_id: str) -> KernelFactory:
+    """The factory of one coin game's kernel; it imports the kernels (and JAX) only when called."""
+
+    def build(config: GameConfig) -> Kernel:
+        from negotiation_coin_games.kernels import KERNELS
+
+        return KERNELS[game_id].from_config(config)
+
+    return build
+
+
 @hookimpl
-def register_kernels() -> dict[str, str]:
-    module = "negotiation_coin_games.kernels"
-    return {
-        "coins_classic": f"{module}:CoinsClassicEnv",
-        "trust_and_split": f"{module}:TrustAndSplitEnv",
-        "deal_or_no_deal": f"{module}:DealOrNoDealEnv",
-        "no_press": f"{module}:NoPressEnv",
-    }
+def register_kernels() -> dict[str, KernelFactory]:
+    return {game.spec.id: kernel_factory(game.spec.id) for game in GAMES}

@@ -49,7 +49,7 @@ def test_kernel_matches_the_engine_round_by_round(game_id: str, seed: int, claim
         played.append([[round_claims[p][i] for i in stock] for p in PLAYERS])
     env, params = kernel_for(REGISTRY, game_id, config)
     state = env.init_state(params, env.engine_draws(match))
-    step = jax.jit(env.step)
+    step = jax.jit(env.step_env)
     for number, claim in enumerate(played):
         out = step(jax.random.key(0), state, jnp.array(claim, jnp.int32), params)
         state = out.state
@@ -89,7 +89,7 @@ def test_table_observation_is_the_kernels_own(game_id: str) -> None:
                     value, np.asarray(own[name][seat]), rtol=1e-6, err_msg=f"{name} round {number}"
                 )
         claims = [list(match.game.game_data["rounds"][number]["claims"][p].values()) for p in PLAYERS]
-        state = env.step(jax.random.key(0), state, jnp.array(claims, jnp.int32), params).state
+        state = env.step_env(jax.random.key(0), state, jnp.array(claims, jnp.int32), params).state
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))

@@ -1,0 +1,66 @@
+"""`KernelFactory`: what a plugin's `register_kernels` offers for a game, typed.
+
+A factory is called with the game's validated config and returns its JAX kernel and the kernel's
+params. It imports JAX only when called, so registering kernels never does: a plugin writes a small
+function that imports its kernel module inside. Import paths ("module:Class", a class with a
+`from_config`) still work for one release, with a DeprecationWarning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # typing only: this module must not import JAX
+    from negotiation_platform.games.base_game import GameConfig
+    from negotiation_platform.kernels.env import Env
+
+    Kernel = tuple[Env[Any, Any], Any]
+    """A kernel and its params (a pytree the kernel's methods take)."""
+
+
+class KernelFactory(Protocol):
+    """Builds a game's kernel under a config (an instance of the game's own `Config`)."""
+
+    def __call__(self, config: GameConfig, /) -> Kernel:
+        """(kernel, params) for `config`."""
+        ...
+
+
+class ImportPathKernel:
+    """A deprecated "module:Class" registration as a `KernelFactory`: the class's `from_config`."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, config: GameConfig, /) -> Kernel:
+        module_name, _, attribute = self.path.partition(":")
+        factory = getattr(importlib.import_module(module_name), attribute)
+        kernel: Kernel = factory.from_config(config)
+        return kernel
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ImportPathKernel) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    def __repr__(self) -> str:
+        return f"ImportPathKernel({self.path!r})"
+
+
+def as_kernel_factory(game_id: str, offered: object) -> KernelFactory | None:
+    """`offered` as a factory: itself if callable, an import path wrapped (deprecated); None otherwise."""
+    if isinstance(offered, str):
+        warnings.warn(
+            f"register_kernels: the import path {offered!r} for {game_id!r} is deprecated; "
+            "return a KernelFactory (a function of the game's config returning (kernel, params))",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return ImportPathKernel(offered)
+    if callable(offered):
+        factory: KernelFactory = offered
+        return factory
+    return None
