@@ -59,6 +59,7 @@ from negotiation_platform.arena.seats import LocalSeat, SeatMoves
 from negotiation_platform.arena.waiting import Waiters
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.base_game import GameConfig
 from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
@@ -500,7 +501,7 @@ class Arena:
         self._clocks.settled(live)
 
 
-def game_config(entry: GameEntry, config: Any) -> Any:
+def game_config(entry: GameEntry, config: object) -> GameConfig:
     """`config` parsed by the game's config model, or refused as `INVALID_CONFIG` naming every problem."""
     if config is not None and not isinstance(config, dict):
         raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")

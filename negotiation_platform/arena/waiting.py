@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from negotiation_platform.arena.live import LiveMatch
 from negotiation_platform.arena.match_table import MatchTable
@@ -21,7 +21,7 @@ MAX_WAIT_SECONDS = 60.0
 """Longest a single `get_turn_state` call may block; callers loop for longer waits."""
 FOLLOW_POLL_SECONDS = 0.25
 """How often a wait on a match another process plays looks into the store for news."""
-State = TypeVar("State", bound=Mapping[str, Any])
+State = TypeVar("State", bound=Mapping[str, object])
 
 
 class Waiters:
