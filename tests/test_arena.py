@@ -104,8 +104,9 @@ async def test_phase_closed_and_private_visibility_in_auction(registry) -> None:
         seen[name] = [e["data"]["content"] for e in state["events"] if e["kind"] == "message"]
     assert seen == {"a": ["just us"], "b": ["just us"], "c": []}
     state_c = await arena.get_turn_state(mid, c["token"])
-    match = arena._matches[mid].match
-    assert match is not None
+    live = arena.held(mid)
+    assert live is not None and live.match is not None
+    match = live.match
     others = {k: v for k, v in match.game.game_data["values"].items() if k != "c"}
     assert all(f"'{k}': {v}" not in str(state_c) for k, v in others.items())
 

@@ -111,7 +111,7 @@ async def quiet(arena: Arena) -> None:
     """Let the built-in opponents finish reacting, so a snapshot is not racing them."""
     last = -1
     for _ in range(200):
-        now = sum(len(live.match.events) if live.match else len(live.seats) for live in arena._matches.values())
+        now = sum(len(live.match.events) if live.match else len(live.seats) for live in arena.held_matches())
         if now == last:
             return
         last = now
@@ -185,11 +185,11 @@ async def play(script: list[tuple[int, str, dict[str, Any], int]]) -> None:
         except NegotiationError as refusal:
             assert refusal.code in (ErrorCode.MATCH_OVER, ErrorCode.FORBIDDEN, ErrorCode.UNKNOWN_MATCH)
     give_up = time.monotonic() + 10
-    while any(live.status != "finished" for live in arena._matches.values()):
-        assert time.monotonic() < give_up, [(m.match_id, m.status) for m in arena._matches.values()]
+    while any(live.status != "finished" for live in arena.held_matches()):
+        assert time.monotonic() < give_up, [(m.match_id, m.status) for m in arena.held_matches()]
         await asyncio.sleep(0.02)
     for seat in seats:
-        if seat["match_id"] in arena._matches:
+        if arena.held(seat["match_id"]) is not None:
             state = await run_operation(house, "get_turn_state", {"match_id": seat["match_id"], "token": seat["token"]})
             check_privacy(state, seat, seats)
 
@@ -219,7 +219,7 @@ async def test_non_finite_numbers_are_refused_before_they_reach_a_match(name: st
     with pytest.raises(NegotiationError) as info:
         await run_operation(house, name, arguments)
     assert info.value.code in (ErrorCode.INVALID_ARGUMENT, ErrorCode.INVALID_CONFIG, ErrorCode.UNKNOWN_MATCH)
-    assert arena._matches == {}
+    assert arena.held_matches() == []
 
 
 @pytest.mark.anyio

@@ -77,7 +77,7 @@ def test_tokens_are_stored_only_as_hashes_and_the_seed_stays_secret_until_the_en
         me = await arena.start_game("split_100", seed=123456, name="me")
         them = await arena.join_game(me["match_id"], name="them")
         assert_not_stored(arena, [me["token"], them["token"]])
-        store = arena._persist.store  # type: ignore[union-attr]
+        store = arena.persistence.store  # type: ignore[union-attr]
         record = store.get_match(me["match_id"])
         assert record is not None and "seed" not in record.public()
         assert (await arena.get_result(me["match_id"]))["result"] is None
@@ -92,7 +92,7 @@ def test_tokens_are_stored_only_as_hashes_and_the_seed_stays_secret_until_the_en
 
 
 def assert_not_stored(arena: Arena, secrets: list[str]) -> None:
-    store = arena._persist.store  # type: ignore[union-attr]
+    store = arena.persistence.store  # type: ignore[union-attr]
     with store.engine.connect() as c:
         dump = " ".join(
             str(row) for table in ("matches", "seats", "events") for row in c.execute(sa.text(f"SELECT * FROM {table}"))
@@ -110,7 +110,7 @@ def test_readers_list_filter_and_page_without_replaying(location: str) -> None:
             await arena.perform_action(started["match_id"], started["token"], "propose", {"mine": 1})
             finished.append(started["match_id"])
         waiting = await arena.start_game("company_car", name="alone")
-        store = arena._persist.store  # type: ignore[union-attr]
+        store = arena.persistence.store  # type: ignore[union-attr]
         for _ in range(200):  # the house seats answer on the loop
             if all(store.get_match(m).status == "finished" for m in finished):  # type: ignore[union-attr]
                 break
@@ -151,7 +151,7 @@ def test_private_events_keep_their_visibility(location: str) -> None:
         await arena.join_game(a["match_id"], name="b")
         await arena.join_game(a["match_id"], name="c")
         await arena.send_private_message(a["match_id"], a["token"], ["b"], "just us")
-        store = arena._persist.store  # type: ignore[union-attr]
+        store = arena.persistence.store  # type: ignore[union-attr]
         private = [e for e in store.events(a["match_id"]) if e.kind.value == "message"]
         assert [(e.data["content"], e.visible_to) for e in private] == [("just us", ("a", "b"))]
         assert not [e for e in store.events(a["match_id"], public_only=True) if e.kind.value == "message"]
@@ -194,7 +194,7 @@ def test_a_dead_owners_match_is_adopted_once_its_lease_expires(location: str) ->
         two = stored_arena(location, "two", lease_seconds=1)
         await asyncio.sleep(1.2)  # "one" lives: it renews its lease
         await refused(ErrorCode.WRONG_OWNER, two.perform_action(me["match_id"], me["token"], "propose", {"mine": 55}))
-        one._renewal.cancel()  # type: ignore[union-attr]  # "one" hangs: nothing renews its lease any more
+        one._table.stop_renewing()  # "one" hangs: nothing renews its lease any more
         await asyncio.sleep(1.2)
         await two.perform_action(me["match_id"], me["token"], "propose", {"mine": 55})
         # the hung owner's copy is stale: its write is refused (nothing kept), and the copy forgotten
@@ -213,11 +213,11 @@ def test_a_process_that_lost_a_lease_forgets_its_copy(location: str) -> None:
         one = stored_arena(location, "one", lease_seconds=1)
         me = await one.start_game("split_100", seed=1, name="me")
         await one.join_game(me["match_id"], name="them")
-        store = one._persist.store  # type: ignore[union-attr]
+        store = one.persistence.store  # type: ignore[union-attr]
         with store.engine.begin() as c:  # another process took the match over meanwhile
             c.execute(sa.text("UPDATE leases SET owner = 'two'"))
         await asyncio.sleep(0.8)  # one renewal later
-        assert me["match_id"] not in one._matches
+        assert one.held(me["match_id"]) is None
         await refused(ErrorCode.WRONG_OWNER, one.perform_action(me["match_id"], me["token"], "propose", {"mine": 9}))
         await one.close()
 
@@ -230,7 +230,7 @@ def test_leaving_before_the_start_frees_the_seat_or_abandons_the_match(location:
         a = await arena.start_game("auction", name="a")
         b = await arena.join_game(a["match_id"], name="b")
         await arena.leave_game(a["match_id"], b["token"])
-        store = arena._persist.store  # type: ignore[union-attr]
+        store = arena.persistence.store  # type: ignore[union-attr]
         assert store.get_match(a["match_id"]).players == ["a"]  # type: ignore[union-attr]
         c = await arena.join_game(a["match_id"], name="c")
         assert c["agent_id"] == "c"
@@ -288,7 +288,7 @@ def test_a_version_1_store_gains_seat_callers_and_contexts_and_its_matches_go_on
         me = await first.start_game("split_100", seed=5, name="me")
         them = await first.join_game(me["match_id"], name="them")
         await first.close()
-        store = first._persist.store  # type: ignore[union-attr]
+        store = first.persistence.store  # type: ignore[union-attr]
         with store.engine.begin() as c:  # the tables as version 1 made them
             for column in ("caller", "context_hash"):
                 c.exec_driver_sql(f"ALTER TABLE seats DROP COLUMN {column}")
@@ -301,7 +301,7 @@ def test_a_version_1_store_gains_seat_callers_and_contexts_and_its_matches_go_on
         third = stored_arena(location, owner="two")  # another process reads the binding from the store
         assert await third.context_match(context) == me["match_id"]
         assert (await third.get_turn_state(me["match_id"], context))["agent_id"] == "them"
-        with second._persist.store.engine.connect() as c:  # type: ignore[union-attr]
+        with second.persistence.store.engine.connect() as c:  # type: ignore[union-attr]
             assert c.exec_driver_sql("SELECT version FROM schema_version").scalar() == SCHEMA_VERSION == 2
             assert context not in str(c.exec_driver_sql("SELECT * FROM seats").fetchall())  # only its hash
 

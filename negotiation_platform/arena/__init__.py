@@ -2,6 +2,6 @@
 
 from negotiation_platform.arena.arena import Arena
 from negotiation_platform.arena.protocol import ArenaApi
-from negotiation_platform.arena.timers import MAX_WAIT_SECONDS
+from negotiation_platform.arena.waiting import MAX_WAIT_SECONDS
 
 __all__ = ["MAX_WAIT_SECONDS", "Arena", "ArenaApi"]

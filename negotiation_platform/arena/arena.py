@@ -28,7 +28,6 @@ import logging
 import secrets
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -45,24 +44,26 @@ from negotiation_platform.arena.arguments import (
     _unknown,
     seat_id_base,
 )
-from negotiation_platform.arena.clocks import play_for_absent
+from negotiation_platform.arena.clocks import TurnClocks
+from negotiation_platform.arena.committer import Committer
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
+from negotiation_platform.arena.match_table import MatchTable
 from negotiation_platform.arena.persistence import match_record
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import start_match
+from negotiation_platform.arena.seat_access import SeatAccess
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
-from negotiation_platform.arena.seats import Seats
-from negotiation_platform.arena.store_keeping import HouseDriver
+from negotiation_platform.arena.seats import LocalSeat, SeatMoves
+from negotiation_platform.arena.waiting import Waiters
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.base_game import GameConfig
 from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.rules_text import render_rules
-from negotiation_platform.store.records import (
-    token_hash,
-)
+from negotiation_platform.store.records import token_hash
 from negotiation_platform.unicode_text import unicode_text
 
 if TYPE_CHECKING:
@@ -70,12 +71,19 @@ if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
 
 log = logging.getLogger(__name__)
+HouseDriver = Callable[[str, str, str, dict[str, Any]], None]
+"""(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
 __all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat"]
 """What this module gives: the arena, and (from where they moved) its live matches, seats and argument bound."""
 
 
-class Arena(Seats):
+class Arena:
     """Live matches, seats and waiting, behind the operations of the design.
+
+    A facade over collaborators with one job each: the match table (`match_table`: find, load,
+    evict, lease), the committer (`committer`: change, save or undo), the turn clocks (`clocks`),
+    waiting (`waiting`), seat access (`seat_access`: credentials to seats) and the seats' moves
+    (`seats`).
 
     `policy` defaults to the in-process one (reproducible seeds, no clocks or limits); a server
     passes `ArenaPolicy.served(...)`. It is fixed at construction: `policy` is read-only.
@@ -93,16 +101,61 @@ class Arena(Seats):
         self._policy = policy if policy is not None else ArenaPolicy()
         self._clock = clock
         self._new_match_id = new_match_id
-        self._matches: dict[str, LiveMatch] = {}
-        self._ticks: set[asyncio.Task[None]] = set()
-        self._persist: Persistence | None = None
-        self._loads: dict[str, asyncio.Task[LiveMatch]] = {}
-        self._followed: OrderedDict[str, LiveMatch] = OrderedDict()
-        self._renewal: asyncio.Task[None] | None = None
+        self._table = table = MatchTable(self.registry, clock)
+        table.adopted = self._adopted
+        self._committer = committer = Committer(table, self._policy, clock)
+        self._clocks = clocks = TurnClocks(table, committer, self._policy, clock)
+        self._access = SeatAccess(table)
+        self._waiters = Waiters(table, clock)
+        self._moves = SeatMoves(table, committer, clocks, self._access, self._waiters, self._policy, clock)
         self.house_driver: HouseDriver | None = None
         """Set by whoever seats server-side players (`HouseSeats`): called for each such seat of a resumed match."""
         self.peers: Peers | None = None
         """Set by a server with a peer secret: changes of matches other processes hold are forwarded (`forwarding`)."""
+
+    @property
+    def policy(self) -> ArenaPolicy:
+        """What this arena allows and guarantees: given to `Arena(policy=...)` and fixed from then on
+        (no setter: clocks, limits and draws already armed under one policy never meet another)."""
+        return self._policy
+
+    # --- the store ------------------------------------------------------------------------
+
+    def use_store(self, persistence: Persistence) -> None:
+        """Keep every match in `persistence`'s store from now on (set before serving)."""
+        self._table.persistence = persistence
+
+    @property
+    def persistence(self) -> Persistence | None:
+        """The store this arena keeps its matches in (see `use_store`); None: memory only."""
+        return self._table.persistence
+
+    async def resume(self) -> int:
+        """Adopt every unfinished match of the store that no live process holds; returns how many.
+
+        Each is rebuilt by replaying its events: seats keep their tokens and cursors, every seat
+        due to act gets a fresh turn clock, and server-side seats are handed to `house_driver`.
+        """
+        return await self._table.resume()
+
+    async def close(self) -> None:
+        """Stop renewing leases and give them up, so another process may adopt the matches at once."""
+        await self._table.close()
+
+    # --- what this process holds, for its host (metrics, request logs, tests) ---------------
+
+    def held(self, match_id: str) -> LiveMatch | None:
+        """The match if this process holds it (plays it), as it is in memory now; never read from the store."""
+        return self._table.get(match_id)
+
+    def held_matches(self) -> list[LiveMatch]:
+        """Every match this process holds now (not the read-only copies of others' it follows)."""
+        return [live for live in self._table.held() if live.follower is None]
+
+    def seat_of(self, match_id: str | None, credential: object) -> str | None:
+        """The agent id of the seat whose token (or A2A context id) is `credential`, in a match held here."""
+        seat = self._access.held_seat(match_id, credential)
+        return seat.agent_id if seat is not None else None
 
     # --- catalogue ------------------------------------------------------------------------
 
@@ -145,7 +198,7 @@ class Arena(Seats):
         caller = CALLER.get()
         creator = caller.key() if caller is not None else None
         await self._evict()
-        check_limits(self.policy, self._matches.values(), creator)
+        check_limits(self.policy, self._table.held(), creator)
         match_id = self._new_match_id()
         live = LiveMatch(
             match_id=match_id,
@@ -157,14 +210,14 @@ class Arena(Seats):
             reserved=reserve + humans,
             held_since=self._clock(),
         )
-        self._matches[live.match_id] = live
+        self._table.add(live)
         try:
             seat, token = await self._take_seat(live, name, None)
             people = [await self._take_seat(live, HUMAN_NAME, None, kept=True) for _ in range(humans)]
         except BaseException:
-            self._matches.pop(live.match_id, None)
+            self._table.drop(live)
             raise
-        self._keep_leases()
+        self._table.keep_leases()
         base = self.policy.play_base_url
         started = {"match_id": match_id, "agent_id": seat.agent_id, "token": token, "seats": live.seats_total}
         if humans:
@@ -182,7 +235,7 @@ class Arena(Seats):
         `house` (never a transport argument) marks a seat the server plays itself, with what
         rebuilds its player (JSON): a resumed match hands it to `house_driver` with a fresh token.
         """
-        live = await self._find(match_id, write=True)
+        live = await self._table.find(match_id, write=True)
         _name(name)
         seat, token = await self._take_seat(live, name, house)
         return {"agent_id": seat.agent_id, "token": token, **seat_link(self.policy.play_base_url, live.match_id, token)}
@@ -192,16 +245,16 @@ class Arena(Seats):
         creator leaves (its other seats may be built-in opponents nobody else wants); once it runs,
         every later turn of the seat is its default move, logged as a timeout with the reason "left
         the match", so the others can finish. The token can still read a running match."""
-        live, seat = await self._seat(match_id, token, write=True)
+        live, seat = await self._access.seat(match_id, token, write=True)
         async with live.lock:
             if live.match is None:
                 if seat is live.seats[0]:
-                    await self._mutate(live, lambda: self._save(live, status="abandoned"))
-                    del self._matches[live.match_id]
+                    await self._committer.mutate(live, lambda: self._committer.save(live, status="abandoned"))
+                    self._table.drop(live)
                     live.seats.clear()
                     live.signal()
                 else:
-                    await self._mutate(live, lambda: self._save(live, unseated=seat.agent_id))
+                    await self._committer.mutate(live, lambda: self._committer.save(live, unseated=seat.agent_id))
                     live.seats.remove(seat)
             elif live.match.finished:
                 raise NegotiationError(ErrorCode.MATCH_OVER, "The match is over; there is nothing to leave.")
@@ -209,14 +262,21 @@ class Arena(Seats):
                 live.left.add(seat.agent_id)
                 before = len(live.match.events)
                 try:
-                    await self._mutate(live, lambda: self._play_and_save(live, before, left=seat.agent_id))
+                    await self._committer.mutate(
+                        live, lambda: self._committer.play_and_save(live, before, left=seat.agent_id)
+                    )
                 except NegotiationError:
                     live.left.discard(seat.agent_id)
                     raise
-        self._settled(live)
-        return {"ok": True, "status": live.status if live.match_id in self._matches else "abandoned"}
+        self._clocks.settled(live)
+        return {"ok": True, "status": live.status if self._table.get(live.match_id) is not None else "abandoned"}
 
     # --- per-seat operations --------------------------------------------------------------
+
+    async def seat_for(self, match_id: str, token: str) -> LocalSeat:
+        """The seat `token` holds in the match, for a player in this process (see `LocalSeat`)."""
+        live, seat = await self._access.seat(match_id, token)
+        return LocalSeat(self._moves, live, seat, token)
 
     async def get_turn_state(
         self,
@@ -234,14 +294,14 @@ class Arena(Seats):
         if not isinstance(include_prompt, bool):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
         if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
-            state = await self._read_turn(lambda: self._seat(match_id, token), cursor, include_prompt)
+            state = await self._moves.read_turn(lambda: self._access.seat(match_id, token), cursor, include_prompt)
             return state.to_dict()
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
-            live, seat = await self._seat(match_id, token)
+            live, seat = await self._access.seat(match_id, token)
             return live, lambda: turn_state(live, seat, cursor, include_prompt, self.policy, self._clock)
 
-        return await self._wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
+        return await self._waiters.wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
 
     async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
         """A spectator's view of a match: its status and the public events after cursor `since`; waits up
@@ -250,10 +310,10 @@ class Arena(Seats):
         cursor = _cursor(since)
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
-            live = await self._find(match_id)
+            live = await self._table.find(match_id)
             return live, lambda: spectator_state(live, cursor, self.policy)
 
-        return await self._wait_for(locate, wait_seconds, lambda _: False)
+        return await self._waiters.wait_for(locate, wait_seconds, lambda _: False)
 
     async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
         """The game as a spectator may see it once event `at` was logged (default: now), for drawing
@@ -262,10 +322,10 @@ class Arena(Seats):
         For viewers; not a transport operation (the draws of a running match never leave the server)."""
 
         async def find() -> tuple[LiveMatch, None]:
-            return await self._find(match_id), None
+            return await self._table.find(match_id), None
 
         upto = None if at is None else _cursor(at)
-        async with self._committed(find) as (live, _):
+        async with self._table.committed(find) as (live, _):
             state = spectator_state(live, 0, self.policy, with_events=False)
             match = live.match
             if match is None:
@@ -284,39 +344,39 @@ class Arena(Seats):
         }
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
-        live, seat = await self._running(match_id, token)
-        return (await self._say(live, seat, content, None)).to_dict()
+        live, seat = await self._access.running(match_id, token)
+        return (await self._moves.say(live, seat, content, None)).to_dict()
 
     async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
-        live, seat = await self._running(match_id, token)
+        live, seat = await self._access.running(match_id, token)
         if not isinstance(to, list):
             raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`to` must be a list of agent ids.")
-        return (await self._say(live, seat, content, to)).to_dict()
+        return (await self._moves.say(live, seat, content, to)).to_dict()
 
     async def perform_action(
         self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        live, seat = await self._running(match_id, token)
-        return (await self._act(live, seat, action_type, payload)).to_dict()
+        live, seat = await self._access.running(match_id, token)
+        return (await self._moves.act(live, seat, action_type, payload)).to_dict()
 
     async def play_default(self, match_id: str, token: str, reason: str) -> dict[str, Any]:
         """Forfeit the seat's move: the phase's default action is played and the reason logged.
 
         For hosts that relay a remote agent (a late, garbled or illegal reply); not a transport operation.
         """
-        live, seat = await self._running(match_id, token)
-        return (await self._forfeit(live, seat, reason)).to_dict()
+        live, seat = await self._access.running(match_id, token)
+        return (await self._moves.forfeit(live, seat, reason)).to_dict()
 
     async def bind_context(self, match_id: str, token: str) -> str:
         """A fresh context id for the seat: `MATCH_ID.SECRET` (192 random bits), a second credential for
         it that any process reading the match recognises (its hash is kept with the seat, as the
         token's is, in memory and in the store), and that lives as long as the seat's token.
         For transports whose conversations carry an id (A2A); not a transport operation."""
-        live, seat = await self._seat(match_id, token, write=True)
+        live, seat = await self._access.seat(match_id, token, write=True)
         context_id = f"{live.match_id}.{secrets.token_urlsafe(24)}"
         bound = (seat.agent_id, token_hash(context_id))
         async with live.lock:
-            await self._mutate(live, partial(self._save, live, None, context_hash=bound))
+            await self._committer.mutate(live, partial(self._committer.save, live, None, context_hash=bound))
             seat.context_hash = bound[1]
         return context_id
 
@@ -326,7 +386,7 @@ class Arena(Seats):
         if not dot:
             return None
         try:
-            await self._seat(match_id, context_id)
+            await self._access.seat(match_id, context_id)
         except NegotiationError as refused:
             if refused.code in (ErrorCode.UNKNOWN_MATCH, ErrorCode.FORBIDDEN):
                 return None
@@ -338,12 +398,12 @@ class Arena(Seats):
     async def get_result(self, match_id: str) -> dict[str, Any]:
         """The result once finished (the seed used included), otherwise the status; from the store
         when the match is not in memory (finished long ago, or played by another process)."""
-        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
+        live = self._table.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
         if live is not None and live.follower is None:
             async with live.lock:  # what is committed: not a change whose store write is still running
-                if self._holds(live):
+                if self._table.holds(live):
                     return result_of(match_record(live))
-        persist = self._persist
+        persist = self._table.persistence
         if persist is None or not isinstance(match_id, str):
             raise _unknown(match_id)
         record = await persist.read(lambda: persist.store.get_match(match_id))
@@ -364,21 +424,21 @@ class Arena(Seats):
         whichever process plays it; without one: those in memory (finished ones leave after a while)."""
         query = _match_query(status, game_id, since, limit, cursor)
         await self._evict()
-        persist = self._persist
+        persist = self._table.persistence
         if persist is not None:
             page = await persist.read(lambda: persist.store.list_matches(query))
             records, next_cursor = page.matches, page.next_cursor
         else:
             held = []
-            for live in [m for m in self._matches.values() if m.follower is None]:
+            for live in [m for m in self._table.held() if m.follower is None]:
                 async with live.lock:  # each as committed, not halfway through a step
-                    held += [match_record(live)] if self._holds(live) else []
+                    held += [match_record(live)] if self._table.holds(live) else []
             records, next_cursor = page_of(held, query)
         return {"limits": self.policy.limits(), "matches": [listed(r) for r in records], "next_cursor": next_cursor}
 
     def events(self, match_id: str) -> list[dict[str, Any]]:
         """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat."""
-        live = self._matches.get(match_id)
+        live = self._table.get(match_id)
         if live is None:
             raise _unknown(match_id)
         return [e.to_dict() for e in live.match.events] if live.match is not None else []
@@ -391,31 +451,11 @@ class Arena(Seats):
         ttl = self.policy.finished_ttl
         if ttl is None:
             return
-        now = self._clock()
-        for live in [
-            m
-            for m in self._matches.values()
-            if now - (m.finished_at if m.finished_at is not None else m.seated_at) >= ttl
-            and (m.finished_at is not None or m.match is None)
-        ]:
-            if live.match is None and self._persist is not None:
+        for live in self._table.stale(self._clock(), ttl):
+            if live.match is None and self._table.persistence is not None:
                 with contextlib.suppress(NegotiationError):
-                    await self._mutate(live, partial(self._save, live, None, status="abandoned"))
-            self._matches.pop(live.match_id, None)
-
-    async def _find(self, match_id: str, *, write: bool = False) -> LiveMatch:
-        """The match: in memory, else loaded from the store. A call that changes it (`write`) needs
-        a match this process owns; one that reads may get a read-only copy of another's."""
-        live = self._matches.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
-        if live is None:
-            if self._persist is None or not isinstance(match_id, str):
-                raise _unknown(match_id)
-            live = await self._load(match_id)
-        if write and live.follower not in (None, "finished"):
-            from negotiation_platform.arena.persistence import wrong_owner
-
-            raise wrong_owner(live.match_id, live.follower)
-        return live
+                    await self._committer.mutate(live, partial(self._committer.save, live, None, status="abandoned"))
+            self._table.drop(live)
 
     async def _take_seat(
         self, live: LiveMatch, name: str | None, house: dict[str, Any] | None, *, kept: bool = False
@@ -436,23 +476,32 @@ class Arena(Seats):
             caller = CALLER.get() if house is None else None
             seat = Seat(agent_id, token_hash(token), name or agent_id, house, caller.key() if caller else None)
             if len(live.seats) + 1 == live.seats_total:
-                live.match = await self._step(start_match, live, [*live.players(), agent_id], self._clock)
+                live.match = await self._committer.step(start_match, live, [*live.players(), agent_id], self._clock)
             live.seats.append(seat)
             if kept and live.reserved:
                 live.reserved -= 1
             live.seated_at = self._clock()
-            if self._persist is not None:
-                await self._mutate(live, lambda: self._save_seat(live, seat))
-        self._settled(live)
+            if self._table.persistence is not None:
+                await self._committer.mutate(live, lambda: self._committer.save_seat(live, seat))
+        self._clocks.settled(live)
         return seat, token
 
-    def _play_and_save(self, live: LiveMatch, before: int, **change: Any) -> None:
-        """Default moves for seats that left, then the store write of everything since `before`."""
-        play_for_absent(live)
-        self._save(live, before, **change)
+    async def _adopted(self, live: LiveMatch) -> None:
+        """A match just adopted from the store: its server-played seats play again, its clocks run."""
+        if live.status != "finished" and self.house_driver is not None:
+            for seat in live.seats:
+                if seat.house is None or seat.agent_id in live.left:
+                    continue
+                # a fresh token (only hashes are stored) for the house driver, which plays the seat again
+                token = secrets.token_urlsafe(24)
+                change = (seat.agent_id, token_hash(token))
+                await self._committer.mutate(live, partial(self._committer.save, live, None, new_token_hash=change))
+                seat.token_hash = change[1]
+                self.house_driver(live.match_id, seat.agent_id, token, seat.house)
+        self._clocks.settled(live)
 
 
-def game_config(entry: GameEntry, config: Any) -> Any:
+def game_config(entry: GameEntry, config: object) -> GameConfig:
     """`config` parsed by the game's config model, or refused as `INVALID_CONFIG` naming every problem."""
     if config is not None and not isinstance(config, dict):
         raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import socket
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 from negotiation_platform.arena.arguments import _seat_record as seat_record
 from negotiation_platform.arena.listing import result_fields
@@ -22,7 +22,7 @@ from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.events import Event
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.store import default_location, masked, open_store
-from negotiation_platform.store.records import MatchChange, MatchRecord, StoreUnavailable, WrongOwner
+from negotiation_platform.store.records import MatchChange, MatchRecord, SeatRecord, StoreUnavailable, WrongOwner
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
@@ -35,6 +35,20 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class Change(TypedDict, total=False):
+    """The fields of one call's `MatchChange`, as the arena's writes name them."""
+
+    events: list[Event]
+    status: str | None
+    round: int | None
+    result: dict[str, Any] | None
+    seated: SeatRecord | None
+    unseated: str | None
+    left: str | None
+    new_token_hash: tuple[str, str] | None
+    context_hash: tuple[str, str] | None
+
+
 class Persistence:
     def __init__(self, store: SqlStore, owner: str, lease_seconds: float = LEASE_SECONDS) -> None:
         self.store = store
@@ -43,7 +57,7 @@ class Persistence:
         self.failures = 0
         """Store calls that failed (unreachable, refused) since this process began: for `/metrics`."""
 
-    def write(self, match_id: str, **change: Any) -> None:
+    def write(self, match_id: str, **change: Unpack[Change]) -> None:
         """Write one call's change (fields of `MatchChange`) under this owner's lease; blocking."""
         self._guarded(lambda: self.store.apply(match_id, self.owner, MatchChange(**change), self.lease_seconds))
 
@@ -88,7 +102,7 @@ class ReadOnlyPersistence(Persistence):
     """For a process that only shows matches (`serve view`): it never takes a lease nor writes, so
     every unfinished match is followed from the store as the process that holds it plays it."""
 
-    def write(self, match_id: str, **change: Any) -> None:
+    def write(self, match_id: str, **change: Unpack[Change]) -> None:
         raise NegotiationError(ErrorCode.FORBIDDEN, "This process only reads the match store.")
 
     def create(self, record: MatchRecord) -> None:

@@ -148,7 +148,7 @@ class TurnState(Mapping[str, Any]):
 
     def refused(self, refusal: dict[str, Any]) -> TurnState:
         """This state with the refusal of the agent's last decision (the `refusal` key)."""
-        again = copy.copy(self)
+        again: TurnState = copy.copy(self)
         again._made = dict(self._made)
         again.refusal = refusal
         again._keys = (*self._keys, "refusal")

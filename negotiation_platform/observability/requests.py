@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import RequestRecord, log_request, logging_requests
 from negotiation_platform.observability.metrics import METRICS, OK, OTHER, operation_label
-from negotiation_platform.store.records import token_hash
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
@@ -83,25 +82,21 @@ def known_match(arena: Arena, match_id: object, code: str) -> str | None:
     """`match_id` if it names a match: the call was answered, or this process holds it."""
     if not isinstance(match_id, str):
         return None
-    return match_id if code == OK or match_id in arena._matches else None
+    return match_id if code == OK or arena.held(match_id) is not None else None
 
 
 def seat_of(arena: Arena, match_id: str | None, credential: object) -> str | None:
     """The agent id of the seat whose token (or A2A context id) is `credential`, in a match held here."""
-    live = arena._matches.get(match_id) if match_id is not None else None
-    if live is None or not isinstance(credential, str):
-        return None
-    hashed = token_hash(credential)
-    return next((seat.agent_id for seat in live.seats if hashed in (seat.token_hash, seat.context_hash)), None)
+    return arena.seat_of(match_id, credential)
 
 
 def held_statuses(arena: Arena | None) -> Iterator[str]:
     """The status of each match `arena` plays in this process (not the read-only copies it follows)."""
     if arena is not None:
-        yield from (live.status for live in list(arena._matches.values()) if live.follower is None)
+        yield from (live.status for live in arena.held_matches())
 
 
 def store_failures(arena: Arena | None) -> int:
     """How many of `arena`'s store calls failed since it began (0 without a store)."""
-    persist = arena._persist if arena is not None else None
+    persist = arena.persistence if arena is not None else None
     return persist.failures if persist is not None else 0

@@ -307,7 +307,9 @@ async def test_no_private_value_reaches_the_other_agents_turn_state(game_id: str
     config = {"value_low": 100_000, "value_high": 999_999} if game_id == "coins_classic" else None
     a = await arena.start_game(game_id, config=config, seed=7, name="a")
     b = await arena.join_game(a["match_id"], name="b")
-    match = arena._matches[a["match_id"]].match
+    live = arena.held(a["match_id"])
+    assert live is not None
+    match = live.match
     assert match is not None
     for seat, me, other in ((a, "a", "b"), (b, "b", "a")):
         state = await arena.get_turn_state(a["match_id"], seat["token"])

@@ -56,8 +56,8 @@ async def in_process(arena: Arena | None = None) -> AsyncIterator[tuple[Arena, A
 
 
 def replay_payoffs(arena: Arena, match_id: str) -> dict[str, float]:
-    live = arena._matches[match_id]
-    assert live.match is not None
+    live = arena.held(match_id)
+    assert live is not None and live.match is not None
     events = [Event.from_dict(e) for e in arena.events(match_id)]
     rebuilt = Match.replay(live.entry.cls, live.match.players, events, config=live.config, seed=live.seed)
     assert rebuilt.result is not None

@@ -235,7 +235,7 @@ class TestErrors:
             await api.join_game(a["match_id"], name="c")
             state_b = await api.get_turn_state(a["match_id"], b["token"])
             assert state_b["agent_id"] == "b"
-            values = arena._matches[a["match_id"]].match.game.game_data["values"]  # type: ignore[union-attr]
+            values = arena.held(a["match_id"]).match.game.game_data["values"]  # type: ignore[union-attr]
             assert state_b["view"]["your_value"] == values["b"]
             assert f'"your_value": {values["a"]}' not in json.dumps(state_b) or values["a"] == values["b"]
             await api.perform_action(a["match_id"], b["token"], "done")
