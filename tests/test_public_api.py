@@ -25,8 +25,10 @@ DISTRIBUTIONS = {
     "transports/mcp": "negotiation_mcp",
     "transports/a2a": "negotiation_a2a",
 }
-SHARED_CACHE = ("--cache-dir", str(ROOT / ".mypy_cache"))
-"""mypy runs outside the checkout share the checkout's cache (a fresh cache re-checks every module they import)."""
+SHARED_CACHE = ("--cache-dir", str(ROOT / ".mypy_cache" / "outside-the-checkout"))
+"""One cache for the mypy runs outside the checkout (a fresh cache re-checks every module they import), apart
+from the checkout's: pyproject.toml's per-module options differ, and a shared cache would re-check those modules
+each time the other configuration ran."""
 
 
 def run_python(*args: str, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
