@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,3 +55,12 @@ def registry() -> Registry:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model of tests/llm_rl_models.py and its tokenizer saved once as a local model folder, which
+    the tests only read (its users `importorskip("trl")` first)."""
+    from tests.llm_rl_models import save_tiny_model
+
+    return save_tiny_model(tmp_path_factory.mktemp("tiny-model"))

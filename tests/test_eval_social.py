@@ -53,12 +53,17 @@ def intervals(value: Any) -> list[dict[str, Any]]:
     [("trust_and_split", 550.0, 1000.0, 1000.0), ("split_100", 0.0, 100.0, 100.0)],
 )
 def test_eval_social_cli_scores_the_round_robin(
-    tmp_path: Path, game: str, greedy_pair: float, cooperative_pair: float, pot: float
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    game: str,
+    greedy_pair: float,
+    cooperative_pair: float,
+    pot: float,
 ) -> None:
     args = (game, "--agents", *SCRIPTED, "--matches", "3", "--seed", "5", "--json")
-    done = eval_social(*args, "--out", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    assert main(["eval-social", *args, "--out", str(tmp_path)]) == 0  # in this process: the subprocess is below
+    printed = capsys.readouterr().out
+    report = json.loads(printed)
     assert report["max_collective_payoff"] == pot
     assert {tuple(p["agents"]) for p in report["pairs"]} == {(a, b) for a in SCRIPTED for b in SCRIPTED}
     assert all(p["self_play"] == (p["agents"][0] == p["agents"][1]) for p in report["pairs"])
@@ -91,10 +96,10 @@ def test_eval_social_cli_scores_the_round_robin(
         page = (tmp_path / "report.md").read_text()
         assert "## Social evaluation of split_100: agents" in page
         assert "| cooperative | cooperative | 50.00 [50.00, 50.00] | 50.00 [50.00, 50.00] | 100.00" in page
-    if game == "trust_and_split":  # the one with chance in it (hands, random's draws): same seed, same report
-        again = eval_social(*args)
+    if game == "trust_and_split":  # the one with chance in it (hands, random's draws): same seed, same report,
+        again = eval_social(*args)  # from the command as a user runs it, in another process
         assert again.returncode == 0, again.stderr
-        assert again.stdout == done.stdout
+        assert again.stdout == printed
 
 
 def test_the_bootstrap_seed_moves_the_intervals_not_the_means() -> None:

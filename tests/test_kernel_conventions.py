@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -14,6 +12,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+from negotiation_platform.cli.main import main  # noqa: E402
 from negotiation_platform.kernels import kernel_games, make, rollout  # noqa: E402
 from negotiation_platform.kernels.rollout import match_keys, reset_batch  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
@@ -72,16 +71,16 @@ def test_finished_matches_restart_with_fresh_draws(game: str) -> None:
         assert not np.array_equal(np.asarray(after.position), np.asarray(state.position))
 
 
-def test_simulate_accepts_a_policy_by_dotted_path() -> None:
-    command = [sys.executable, "-m", "negotiation_platform.cli.main", "simulate", "split_100", "--batch", "4"]
+def test_simulate_accepts_a_policy_by_dotted_path(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process, which has JAX imported already (tests/test_kernels.py runs `simulate` as a subprocess)."""
+    command = ["simulate", "split_100", "--batch", "4"]
     policy = "tests.test_kernel_conventions:accept_or_ask_half"
-    out = subprocess.run(
-        [*command, "--steps", "20", "--policy", policy, "--json"], capture_output=True, text=True, check=True
-    )
-    report = json.loads(out.stdout)
+    assert main([*command, "--steps", "20", "--policy", policy, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
     assert report["policy"] == policy and report["mean_return_per_episode"] == [50.0, 50.0]
-    bad = subprocess.run([*command, "--policy", "nowhere:nothing"], capture_output=True, text=True)
-    assert bad.returncode != 0 and "Traceback" not in bad.stderr and "nowhere" in bad.stderr
+    assert main([*command, "--policy", "nowhere:nothing"]) != 0
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and "nowhere" in said
 
 
 def test_simulate_times_every_compiling_chunk_apart() -> None:

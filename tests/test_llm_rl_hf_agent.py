@@ -30,15 +30,14 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.hf_agent import HFAgent
 from negotiation_platform.operations import run_operation
 from negotiation_platform.registry import Registry
-from tests.llm_rl_models import save_tiny_model
 
 FAST = {"max_new_tokens": 8}
 """Short replies: the tiny model writes noise, and the forfeits do not depend on its length."""
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return save_tiny_model(tmp_path_factory.mktemp("hf-model"))
+@pytest.fixture
+def model_dir(tiny_model_dir: Path) -> Path:
+    return tiny_model_dir
 
 
 def test_a_saved_model_plays_split_100_to_the_end_and_the_same_seed_plays_the_same_match(

@@ -1,4 +1,6 @@
-"""`train-llm` as a real subprocess: GRPO on CPU with the tiny offline model, its files, and its refusals."""
+"""`train-llm`: GRPO on CPU with the tiny offline model, its files, and its refusals. One run is a real
+subprocess (the command as a user starts it); the others call the command line's `main` in this process,
+which has torch and TRL imported already."""
 
 from __future__ import annotations
 
@@ -11,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from negotiation_platform.cli.main import main
+
 pytest.importorskip("trl")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 SUMMARY_FIELDS = {"game", "algo", "model", "steps", "group_size", "seed", "start_mean_reward", "end_mean_reward"}
 
 
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def model_dir(tiny_model_dir: Path) -> Path:
     """The tiny model and its tokenizer (tests/llm_rl_models.py) saved as a local model folder."""
-    from tests.llm_rl_models import save_tiny_model
-
-    return save_tiny_model(tmp_path_factory.mktemp("tiny-model"))
+    return tiny_model_dir
 
 
 def train_llm(*args: str) -> subprocess.CompletedProcess[str]:
@@ -36,17 +38,17 @@ def train_llm(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def tiny_run(model_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return train_llm(
+def tiny_args(model_dir: Path, out: Path, *extra: str) -> list[str]:
+    return [
         "split_100", "--model", str(model_dir), "--algo", "grpo", "--steps", "2", "--group-size", "4",
         "--max-completion-length", "16", "--out", str(out), *extra,
-    )  # fmt: skip
+    ]  # fmt: skip
 
 
 def test_grpo_writes_the_final_model_the_curve_and_the_summary(model_dir: Path, tmp_path: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    done = tiny_run(model_dir, tmp_path / "run", "--seed", "3", "--save-every", "1")
+    done = train_llm(*tiny_args(model_dir, tmp_path / "run", "--seed", "3", "--save-every", "1"))
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert set(summary) >= SUMMARY_FIELDS
@@ -69,17 +71,18 @@ def test_grpo_writes_the_final_model_the_curve_and_the_summary(model_dir: Path, 
 
 
 def test_ad_align_self_play_writes_checkpoints_the_final_model_the_curve_and_the_summary(
-    model_dir: Path, tmp_path: Path
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from transformers import AutoModelForCausalLM
 
     run = tmp_path / "run"
-    done = train_llm(
-        "trust_and_split", "--model", str(model_dir), "--algo", "ad-align", "--steps", "2", "--group-size", "2",
+    code = main([
+        "train-llm", "trust_and_split", "--model", str(model_dir), "--algo", "ad-align",
+        "--steps", "2", "--group-size", "2",
         "--max-completion-length", "4", "--config", '{"rounds": 1}', "--save-every", "1", "--out", str(run), "--json",
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    summary = json.loads(done.stdout)
+    ])  # fmt: skip
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
     assert json.loads((run / "summary.json").read_text()) == summary
     assert (summary["algo"], summary["opponents"], summary["steps"], summary["group_size"]) == (
         "ad-align", ["self"], 2, 2,
@@ -92,12 +95,14 @@ def test_ad_align_self_play_writes_checkpoints_the_final_model_the_curve_and_the
         assert (folder / "tokenizer.json").is_file()
 
 
-def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(model_dir: Path, tmp_path: Path) -> None:
+def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from transformers import AutoModelForCausalLM
 
-    done = tiny_run(model_dir, tmp_path / "run", "--lora", "--steps", "1", "--json")
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["lora"] is True
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")  # as `train_llm` sets it for the subprocess
+    assert main(["train-llm", *tiny_args(model_dir, tmp_path / "run", "--lora", "--steps", "1", "--json")]) == 0
+    assert json.loads(capsys.readouterr().out)["lora"] is True
     assert (tmp_path / "run" / "adapter" / "adapter_config.json").is_file()
     assert not (tmp_path / "run" / "final" / "adapter_config.json").exists()
     AutoModelForCausalLM.from_pretrained(tmp_path / "run" / "final", local_files_only=True)
@@ -119,16 +124,15 @@ def test_lora_keeps_the_adapter_and_merges_it_into_the_final_model(model_dir: Pa
     ],
 )
 def test_refusals_are_structured_and_write_nothing(
-    model_dir: Path, tmp_path: Path, args: list[str], code: str, said: str
+    model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], code: str, said: str
 ) -> None:
-    done = train_llm(*args, "--model", str(model_dir), "--out", str(tmp_path / "run"), "--json")
-    assert done.returncode == 2, done.stderr
-    error = json.loads(done.stderr.strip().splitlines()[-1])["error"]
+    assert main(["train-llm", *args, "--model", str(model_dir), "--out", str(tmp_path / "run"), "--json"]) == 2
+    error = json.loads(capsys.readouterr().err.strip().splitlines()[-1])["error"]
     assert error["code"] == code and said in error["message"]
     assert not (tmp_path / "run").exists()
 
 
-def test_a_folder_without_a_model_is_refused(tmp_path: Path) -> None:
-    done = train_llm("split_100", "--model", str(tmp_path), "--out", str(tmp_path / "run"))
-    assert done.returncode == 2
-    assert "not a local model folder" in done.stderr and "Traceback" not in done.stderr
+def test_a_folder_without_a_model_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train-llm", "split_100", "--model", str(tmp_path), "--out", str(tmp_path / "run")]) == 2
+    said = capsys.readouterr().err
+    assert "not a local model folder" in said and "Traceback" not in said

@@ -25,6 +25,10 @@ DISTRIBUTIONS = {
     "transports/mcp": "negotiation_mcp",
     "transports/a2a": "negotiation_a2a",
 }
+SHARED_CACHE = ("--cache-dir", str(ROOT / ".mypy_cache" / "outside-the-checkout"))
+"""One cache for the mypy runs outside the checkout (a fresh cache re-checks every module they import), apart
+from the checkout's: pyproject.toml's per-module options differ, and a shared cache would re-check those modules
+each time the other configuration ran."""
 
 
 def run_python(*args: str, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -75,7 +79,7 @@ def test_a_consumer_type_checks_under_mypy_strict_and_runs(tmp_path: Path) -> No
     editable install alone (a path entry, not setuptools' import hook, which type checkers cannot see)."""
     script = tmp_path / "consumer.py"
     shutil.copy(CONSUMER, script)
-    checked = run_python("-m", "mypy", "--strict", "--cache-dir", str(ROOT / ".mypy_cache"), str(script), cwd=tmp_path)
+    checked = run_python("-m", "mypy", "--strict", *SHARED_CACHE, str(script), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     ran = run_python(str(script), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
@@ -89,7 +93,7 @@ def test_the_transports_and_plugins_type_check_like_the_core(tmp_path: Path) -> 
     return) from outside the checkout, with no MYPYPATH, as it sees the core."""
     script = tmp_path / "transport_consumer.py"
     shutil.copy(TRANSPORT_CONSUMER, script)
-    checked = run_python("-m", "mypy", "--strict", "--cache-dir", str(ROOT / ".mypy_cache"), str(script), cwd=tmp_path)
+    checked = run_python("-m", "mypy", "--strict", *SHARED_CACHE, str(script), cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
@@ -104,7 +108,7 @@ def test_mypy_reads_the_real_types_not_any(tmp_path: Path) -> None:
 def test_mypy_reads_what_a_kernel_is(tmp_path: Path) -> None:
     misuse = tmp_path / "kernel.py"
     misuse.write_text('from negotiation_platform.kernels import make\nenv, params = make("split_100")\nn: int = env\n')
-    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300, cwd=tmp_path)
+    checked = run_python("-m", "mypy", "--strict", *SHARED_CACHE, str(misuse), timeout=300, cwd=tmp_path)
     assert checked.returncode == 1
     assert 'expression has type "Env", variable has type "int"' in checked.stdout
 
@@ -115,7 +119,7 @@ def test_mypy_checks_a_bargaining_position_key_by_key(tmp_path: Path) -> None:
         "from negotiation_platform import BargainingPosition\n"
         'p: BargainingPosition = {"action": "offer", "feild": "price", "best": "high"}\n'
     )
-    checked = run_python("-m", "mypy", "--strict", str(misuse), timeout=300, cwd=tmp_path)
+    checked = run_python("-m", "mypy", "--strict", *SHARED_CACHE, str(misuse), timeout=300, cwd=tmp_path)
     assert checked.returncode == 1
     assert 'Extra key "feild" for TypedDict "BargainingPosition"' in checked.stdout
     assert 'TypedDict item "best" has type "float"' in checked.stdout

@@ -14,15 +14,22 @@ from typing import Any
 
 from mcp_servers import mcp_server
 
-from tests.js_clients import JS, RUN_SECONDS, require_js
+from tests.js_clients import JS, NODE, RUN_SECONDS, require_js
 
 INSPECTOR = JS / "node_modules" / ".bin" / "mcp-inspector"
+INSPECTOR_CLI = JS / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "index.js"
+"""The program that `mcp-inspector --cli URL --transport http ...` starts (one node process, not two)."""
 
 
-def tool_call(url: str, tool: str, **arguments: Any) -> dict[str, Any]:
+def tool_call(url: str, tool: str, launcher: bool = False, **arguments: Any) -> dict[str, Any]:
     """The structured answer of `tool` called from the Inspector's command line, each argument typed as a
-    person types it (`seed=7`, `opponents=["concession"]`, `payload={"mine":50}`); a refusal fails the test."""
-    command = [str(INSPECTOR), "--cli", url, "--transport", "http", "--method", "tools/call", "--tool-name", tool]
+    person types it (`seed=7`, `opponents=["concession"]`, `payload={"mine":50}`); a refusal fails the test.
+    With `launcher`, through `mcp-inspector --cli` as a person runs it; else straight to the CLI program it starts."""
+    if launcher:
+        command = [str(INSPECTOR), "--cli", url, "--transport", "http"]
+    else:
+        command = [str(NODE), str(INSPECTOR_CLI), "--transport", "http", url]
+    command += ["--method", "tools/call", "--tool-name", tool]
     for key, value in arguments.items():
         command += ["--tool-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=RUN_SECONDS)
@@ -37,7 +44,13 @@ def test_the_inspector_cli_plays_a_whole_match_with_every_optional_argument() ->
     require_js("@modelcontextprotocol/inspector")
     with mcp_server() as url:
         started = tool_call(
-            url, "start_game", game_id="split_100", opponents=["concession"], seed=7, config={"rounds": 2}
+            url,
+            "start_game",
+            launcher=True,
+            game_id="split_100",
+            opponents=["concession"],
+            seed=7,
+            config={"rounds": 2},
         )
         assert started["opponents"] == ["concession"]
         seat = {"match_id": started["match_id"], "token": started["token"]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -26,6 +27,14 @@ SEALED_BID = 987_654
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """One plain server for the tests that each make their own matches and read only those (and the listing,
+    which must hide every match's secrets alike). The stream-bound test and the flagged servers start their own."""
+    with mcp_server() as served:
+        yield served
 
 
 async def auction(api: McpArena) -> tuple[str, list[str], list[str]]:
@@ -54,68 +63,64 @@ async def everything_a_spectator_gets(base: str, match_id: str) -> str:
     return "\n".join(texts)
 
 
-async def test_watch_waits_for_public_news_and_never_shows_private_messages_or_sealed_bids() -> None:
-    with mcp_server() as url:
-        async with Client(url) as client:
-            api = McpArena(client)
-            match_id, agents, tokens = await auction(api)
-            cursor = (await api.watch(match_id))["cursor"]
+async def test_watch_waits_for_public_news_and_never_shows_private_messages_or_sealed_bids(url: str) -> None:
+    async with Client(url) as client:
+        api = McpArena(client)
+        match_id, agents, tokens = await auction(api)
+        cursor = (await api.watch(match_id))["cursor"]
 
-            waiting = asyncio.create_task(api.watch(match_id, since=cursor, wait_seconds=30))
-            await asyncio.sleep(0.5)
-            await api.send_private_message(match_id, tokens[0], [agents[1]], MARKER)
-            await asyncio.sleep(0.5)
-            assert not waiting.done()  # a private message is no news to a spectator
-            started = time.monotonic()
-            await api.send_public_message(match_id, tokens[1], "Public hello")
-            news = await waiting
-            assert time.monotonic() - started < 10
-            assert [(e["kind"], e["data"]["content"]) for e in news["events"]] == [("message", "Public hello")]
+        waiting = asyncio.create_task(api.watch(match_id, since=cursor, wait_seconds=30))
+        await asyncio.sleep(0.5)
+        await api.send_private_message(match_id, tokens[0], [agents[1]], MARKER)
+        await asyncio.sleep(0.5)
+        assert not waiting.done()  # a private message is no news to a spectator
+        started = time.monotonic()
+        await api.send_public_message(match_id, tokens[1], "Public hello")
+        news = await waiting
+        assert time.monotonic() - started < 10
+        assert [(e["kind"], e["data"]["content"]) for e in news["events"]] == [("message", "Public hello")]
 
-            for token in tokens:
-                await api.perform_action(match_id, token, "done", {})
-            await api.perform_action(match_id, tokens[0], "bid", {"amount": SEALED_BID})
-            bidding = await api.watch(match_id, since=news["cursor"])
-            assert bidding["phase"] == "bid" and agents[0] not in bidding["acting"]
-            assert all(e["visible_to"] is None for e in bidding["events"])
-            whole = json.dumps(await api.watch(match_id))
-            assert MARKER not in whole and str(SEALED_BID) not in whole and "your_value" not in whole
+        for token in tokens:
+            await api.perform_action(match_id, token, "done", {})
+        await api.perform_action(match_id, tokens[0], "bid", {"amount": SEALED_BID})
+        bidding = await api.watch(match_id, since=news["cursor"])
+        assert bidding["phase"] == "bid" and agents[0] not in bidding["acting"]
+        assert all(e["visible_to"] is None for e in bidding["events"])
+        whole = json.dumps(await api.watch(match_id))
+        assert MARKER not in whole and str(SEALED_BID) not in whole and "your_value" not in whole
 
-            with pytest.raises(NegotiationError) as refusal:
-                await api.watch("no-such-match")
-            assert refusal.value.code == ErrorCode.UNKNOWN_MATCH
+        with pytest.raises(NegotiationError) as refusal:
+            await api.watch("no-such-match")
+        assert refusal.value.code == ErrorCode.UNKNOWN_MATCH
 
 
-async def test_a_running_match_never_shows_private_values_batnas_messages_or_moves_to_spectators() -> None:
-    with mcp_server() as url:
-        base = url.removesuffix("/mcp")
-        async with Client(url) as client:
-            api = McpArena(client)
-            match_id, agents, tokens = await auction(api)
-            assert "your_value" in (await api.get_turn_state(match_id, tokens[0]))["view"]
-            await api.send_private_message(match_id, tokens[0], [agents[2]], MARKER)
-            await api.send_public_message(match_id, tokens[1], "Who bids high?")
-            for token in tokens:
-                await api.perform_action(match_id, token, "done", {})
-            await api.perform_action(match_id, tokens[0], "bid", {"amount": SEALED_BID})
+async def test_a_running_match_never_shows_private_values_batnas_messages_or_moves_to_spectators(url: str) -> None:
+    base = url.removesuffix("/mcp")
+    async with Client(url) as client:
+        api = McpArena(client)
+        match_id, agents, tokens = await auction(api)
+        assert "your_value" in (await api.get_turn_state(match_id, tokens[0]))["view"]
+        await api.send_private_message(match_id, tokens[0], [agents[2]], MARKER)
+        await api.send_public_message(match_id, tokens[1], "Who bids high?")
+        for token in tokens:
+            await api.perform_action(match_id, token, "done", {})
+        await api.perform_action(match_id, tokens[0], "bid", {"amount": SEALED_BID})
 
-            bargaining, seats = await two_seats(api, "integrative_negotiation", seed=3)
-            assert "your_batna" in (await api.get_turn_state(bargaining, next(iter(seats.values()))))["view"]
+        bargaining, seats = await two_seats(api, "integrative_negotiation", seed=3)
+        assert "your_batna" in (await api.get_turn_state(bargaining, next(iter(seats.values()))))["view"]
 
-            seen = await everything_a_spectator_gets(base, match_id) + await everything_a_spectator_gets(
-                base, bargaining
-            )
-            assert "Who bids high?" in seen  # the public message is there, so the pages were read
-            for secret in (MARKER, str(SEALED_BID), "your_value", "your_batna", "batnas", '"seed"', *tokens):
-                assert secret not in seen, secret
-            for token in seats.values():
-                assert token not in seen
+        seen = await everything_a_spectator_gets(base, match_id) + await everything_a_spectator_gets(base, bargaining)
+        assert "Who bids high?" in seen  # the public message is there, so the pages were read
+        for secret in (MARKER, str(SEALED_BID), "your_value", "your_batna", "batnas", '"seed"', *tokens):
+            assert secret not in seen, secret
+        for token in seats.values():
+            assert token not in seen
 
-            for token in tokens[1:]:  # the auction ends; the server does not reveal finished matches
-                await api.perform_action(match_id, token, "bid", {"amount": 1})
-            after = await everything_a_spectator_gets(base, match_id)
-            assert '"finished"' in after and str(SEALED_BID) in after  # the sale announces the bids
-            assert MARKER not in after
+        for token in tokens[1:]:  # the auction ends; the server does not reveal finished matches
+            await api.perform_action(match_id, token, "bid", {"amount": 1})
+        after = await everything_a_spectator_gets(base, match_id)
+        assert '"finished"' in after and str(SEALED_BID) in after  # the sale announces the bids
+        assert MARKER not in after
 
 
 async def test_a_revealing_server_shows_private_events_only_once_the_match_is_over() -> None:
@@ -165,18 +170,17 @@ async def test_a_stream_ends_with_the_match_and_each_client_holds_a_bounded_numb
                 assert updates[-1]["result"]["final_scores"] == dict.fromkeys(tokens, 0.0)
 
 
-async def test_finished_match_has_an_outcome_chart_and_no_view_turns_the_viewer_off() -> None:
-    with mcp_server() as url:
-        base = url.removesuffix("/mcp")
-        async with Client(url) as client:
-            match_id = await finished_split(McpArena(client))
-        async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
-            panels = (await http.get(f"/view/api/matches/{match_id}/panels")).json()
-            assert "Pareto frontier" in panels["outcome"]
-            assert "propose.mine" in panels["offers"]
-            assert (await http.get("/view/api/matches/x", params={"since": "-1"})).json()["error"]["code"] == (
-                "invalid_argument"
-            )
+async def test_finished_match_has_an_outcome_chart_and_no_view_turns_the_viewer_off(url: str) -> None:
+    base = url.removesuffix("/mcp")
+    async with Client(url) as client:
+        match_id = await finished_split(McpArena(client))
+    async with httpx2.AsyncClient(base_url=base, timeout=60) as http:
+        panels = (await http.get(f"/view/api/matches/{match_id}/panels")).json()
+        assert "Pareto frontier" in panels["outcome"]
+        assert "propose.mine" in panels["offers"]
+        assert (await http.get("/view/api/matches/x", params={"since": "-1"})).json()["error"]["code"] == (
+            "invalid_argument"
+        )
     with mcp_server("--no-view") as url:
         async with httpx2.AsyncClient(base_url=url.removesuffix("/mcp")) as http:
             assert (await http.get("/view/")).status_code == 404
