@@ -7,14 +7,11 @@ is no longer needed (the mistake type-checks again) fails the run. Each `assert_
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import assert_type
 
-from negotiation_platform.agents.base import Agent
 from negotiation_platform.games.base_game import BaseGame, GameConfig, PlayerAction
 from negotiation_platform.games.split_100 import Split100Game
 from negotiation_platform.registry import GameEntry, Registry
-from negotiation_platform.transports import Transport
 
 
 def misspelled_method(game: Split100Game, action: PlayerAction) -> None:
@@ -24,8 +21,6 @@ def misspelled_method(game: Split100Game, action: PlayerAction) -> None:
 
 
 def registry_answers(registry: Registry) -> None:
-    assert_type(registry.agents(), dict[str, Callable[..., Agent]])
-    assert_type(registry.transports(), dict[str, Transport])
     assert_type(registry.games(), dict[str, GameEntry])
     assert_type(registry.game("split_100").cls, type[BaseGame[GameConfig]])
 

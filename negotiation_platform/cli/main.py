@@ -13,7 +13,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -275,7 +275,7 @@ async def _in_process(arena: Arena) -> AsyncIterator[Arena]:
 def _transport_for(registry: Registry, via: str) -> Transport:
     for transport in registry.transports().values():
         if transport.connects_to(via):
-            return transport
+            return cast(Transport, transport)
     installed = registry.transports().keys()
     hint = install_hint(SHIPPED_TRANSPORTS.keys() - installed)
     raise SystemExit(

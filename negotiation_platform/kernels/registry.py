@@ -7,14 +7,16 @@ kernels come with the games they play, and the transports' and agents' plugins a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import KernelFactory, Registry
 from negotiation_platform.registry.registry import GAMES_GROUP
 
 if TYPE_CHECKING:  # typing only: listing the kernel games must not import JAX
-    from negotiation_platform.registry.kernel_factory import Kernel
+    from negotiation_platform.kernels.env import Env
+
+    Kernel = tuple[Env[Any, Any], Any]
 
 
 def kernel_games(registry: Registry) -> dict[str, KernelFactory]:
@@ -30,7 +32,7 @@ def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None =
         raise NegotiationError(
             ErrorCode.UNKNOWN_GAME, f"No kernel for {game_id!r}; kernels exist for {sorted(factories)}."
         )
-    return factory(registry.game(game_id).cls.parse_config(config))
+    return cast("Kernel", factory(registry.game(game_id).cls.parse_config(config)))
 
 
 def make(game_id: str, *, registry: Registry | None = None, **config: Any) -> Kernel:

@@ -6,21 +6,16 @@ of imports from higher layers (the layers, lowest first, are in README.md's "Lay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from pydantic import JsonValue
 
-from negotiation_platform.games.auction import AuctionConfig, AuctionGame
+from negotiation_platform.games.auction import AuctionGame
 from negotiation_platform.games.base_game import BaseGame, GameConfig
-from negotiation_platform.games.company_car import CompanyCarConfig, CompanyCarGame
-from negotiation_platform.games.integrative_negotiation import IntegrativeConfig, IntegrativeNegotiationsGame
-from negotiation_platform.games.resource_allocation import ResourceAllocationConfig, ResourceAllocationGame
-from negotiation_platform.games.split_100 import Split100Config, Split100Game
+from negotiation_platform.games.company_car import CompanyCarGame
+from negotiation_platform.games.integrative_negotiation import IntegrativeNegotiationsGame
+from negotiation_platform.games.resource_allocation import ResourceAllocationGame
+from negotiation_platform.games.split_100 import Split100Game
 from negotiation_platform.registry.hookspecs import hookimpl
-from negotiation_platform.registry.kernel_factory import KernelFactory
-
-if TYPE_CHECKING:
-    from negotiation_platform.registry.kernel_factory import Kernel
+from negotiation_platform.registry.kernel_factory import ImportPathKernel, KernelFactory
 
 
 @hookimpl
@@ -28,46 +23,17 @@ def register_games() -> list[type[BaseGame[GameConfig]]]:
     return [Split100Game, AuctionGame, CompanyCarGame, ResourceAllocationGame, IntegrativeNegotiationsGame]
 
 
-def split_100_kernel(config: GameConfig) -> Kernel:
-    from negotiation_platform.kernels.split_100 import Split100Env
-
-    return Split100Env.from_config(cast(Split100Config, config))
-
-
-def company_car_kernel(config: GameConfig) -> Kernel:
-    from negotiation_platform.kernels.company_car import CompanyCarEnv
-
-    return CompanyCarEnv.from_config(cast(CompanyCarConfig, config))
-
-
-def auction_kernel(config: GameConfig) -> Kernel:
-    from negotiation_platform.kernels.auction import AuctionEnv
-
-    return AuctionEnv.from_config(cast(AuctionConfig, config))
-
-
-def resource_allocation_kernel(config: GameConfig) -> Kernel:
-    from negotiation_platform.kernels.bilateral import ResourceAllocationEnv
-
-    return ResourceAllocationEnv.from_config(cast(ResourceAllocationConfig, config))
-
-
-def integrative_kernel(config: GameConfig) -> Kernel:
-    from negotiation_platform.kernels.bilateral import IntegrativeEnv
-
-    return IntegrativeEnv.from_config(cast(IntegrativeConfig, config))
-
-
 @hookimpl
 def register_kernels() -> dict[str, KernelFactory]:
-    """Each factory imports its kernel (and JAX) only when called; `registry.game(id).cls.parse_config`
-    gives it the game's own config."""
+    """Each kernel is imported by name (and JAX with it) only when its factory is called, so the registry
+    never depends on the kernels layer above it."""
+    kernels = "negotiation_platform.kernels"
     return {
-        "split_100": split_100_kernel,
-        "company_car": company_car_kernel,
-        "auction": auction_kernel,
-        "resource_allocation": resource_allocation_kernel,
-        "integrative_negotiation": integrative_kernel,
+        "split_100": ImportPathKernel(f"{kernels}.split_100:Split100Env"),
+        "company_car": ImportPathKernel(f"{kernels}.company_car:CompanyCarEnv"),
+        "auction": ImportPathKernel(f"{kernels}.auction:AuctionEnv"),
+        "resource_allocation": ImportPathKernel(f"{kernels}.bilateral:ResourceAllocationEnv"),
+        "integrative_negotiation": ImportPathKernel(f"{kernels}.bilateral:IntegrativeEnv"),
     }
 
 

@@ -9,17 +9,15 @@ Plugins implement these with `@hookimpl` in a module named by an entry point, e.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
     from pydantic import JsonValue
 
-    from negotiation_platform.agents.base import Agent
     from negotiation_platform.games.base_game import BaseGame, GameConfig
     from negotiation_platform.registry.kernel_factory import KernelFactory
-    from negotiation_platform.transports import Transport
 
 PROJECT = "negotiation_platform"
 
@@ -38,7 +36,7 @@ def register_games() -> list[type[BaseGame[GameConfig]]]:
 
 
 @hookspec
-def register_agents() -> dict[str, Callable[..., Agent]]:
+def register_agents() -> dict[str, Callable[..., Any]]:
     """Return agent kinds by name.
 
     :return: factories called as `factory(seed=..., name=..., **options)` (plus `target=` for a kind
@@ -48,7 +46,7 @@ def register_agents() -> dict[str, Callable[..., Agent]]:
 
 
 @hookspec
-def register_transports() -> dict[str, Transport]:
+def register_transports() -> dict[str, Any]:
     """Return transports by name (e.g. "mcp", "a2a").
 
     :return: objects satisfying the `Transport` protocol: each adds `serve NAME` to the CLI and may

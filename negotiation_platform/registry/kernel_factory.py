@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # typing only: this module must not import JAX
     from negotiation_platform.games.base_game import GameConfig
-    from negotiation_platform.kernels.env import Env
 
-    Kernel = tuple[Env[Any, Any], Any]
-    """A kernel and its params (a pytree the kernel's methods take)."""
+Kernel = tuple[object, object]
+"""A kernel and its params, as the registry hands them on: the kernels layer reads them as its `Env` and
+that env's params (`negotiation_platform.kernels.kernel_for`); naming `Env` here would make the registry
+depend on the layer above it."""
 
 
 class KernelFactory(Protocol):
@@ -29,7 +30,9 @@ class KernelFactory(Protocol):
 
 
 class ImportPathKernel:
-    """A deprecated "module:Class" registration as a `KernelFactory`: the class's `from_config`."""
+    """A kernel class named by import path ("module:Class") as a `KernelFactory`: the class's `from_config`.
+    The built-in games reach the kernels layer this way (by name, not by import); a plugin's bare string
+    is wrapped in one, with a DeprecationWarning (see `as_kernel_factory`)."""
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -13,7 +13,7 @@ import inspect
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 import pluggy
 from pydantic import BaseModel, JsonValue
@@ -23,10 +23,6 @@ from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.registry import hookspecs
 from negotiation_platform.registry.kernel_factory import KernelFactory, as_kernel_factory
 from negotiation_platform.spec import GameSpec
-
-if TYPE_CHECKING:
-    from negotiation_platform.agents.base import Agent
-    from negotiation_platform.transports import Transport
 
 GAMES_GROUP = "negotiation_platform.games"
 AGENTS_GROUP = "negotiation_platform.agents"
@@ -143,11 +139,11 @@ class Registry:
             )
         return entry
 
-    def agents(self) -> dict[str, Callable[..., Agent]]:
+    def agents(self) -> dict[str, Callable[..., Any]]:
         """Agent factories by name (see the `register_agents` hook)."""
         return self._merge_named("register_agents")
 
-    def transports(self) -> dict[str, Transport]:
+    def transports(self) -> dict[str, Any]:
         """Transports by name (see the `register_transports` hook)."""
         return self._merge_named("register_transports")
 
