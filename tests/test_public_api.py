@@ -110,7 +110,7 @@ def test_mypy_reads_what_a_kernel_is(tmp_path: Path) -> None:
     misuse.write_text('from negotiation_platform.kernels import make\nenv, params = make("split_100")\nn: int = env\n')
     checked = run_python("-m", "mypy", "--strict", *SHARED_CACHE, str(misuse), timeout=300, cwd=tmp_path)
     assert checked.returncode == 1
-    assert 'expression has type "Env", variable has type "int"' in checked.stdout
+    assert 'expression has type "Env[Any, Any]", variable has type "int"' in checked.stdout
 
 
 def test_mypy_checks_a_bargaining_position_key_by_key(tmp_path: Path) -> None:
