@@ -41,6 +41,7 @@ from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
+from negotiation_platform.registry.registry import installed_registry
 
 REMOTE_KINDS = {"llm", "a2a", "mcp-llm", "hf"}
 """Agent kinds that take `--agent-config` options and whose matches run as coroutines here, not in worker
@@ -263,14 +264,12 @@ async def _run_remote(
     await asyncio.gather(*(one(plan) for plan in plans))
 
 
-_REGISTRY: Registry | None = None
 Outcome = tuple[dict[str, Any] | None, str | None]
 
 
 def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[Outcome]:
     """Play matches one after another in one event loop (one registry per process); failures become error lines."""
-    global _REGISTRY
-    registry = _REGISTRY = _REGISTRY or Registry()
+    registry = installed_registry()
 
     async def play_all() -> list[Outcome]:
         outcomes: list[Outcome] = []

@@ -209,6 +209,7 @@ def test_a_clients_seat_names_load_the_installed_plugins_once(monkeypatch: pytes
     """Naming a client's seats (`concession` -> `concession-client`) asks the agent kinds installed here
     once per process, not a fresh `Registry` (every plugin imported again) per seat."""
     from negotiation_platform.agents import driver
+    from negotiation_platform.registry import registry as registry_module
 
     built: list[Registry] = []
 
@@ -217,8 +218,12 @@ def test_a_clients_seat_names_load_the_installed_plugins_once(monkeypatch: pytes
             super().__init__()
             built.append(self)
 
-    monkeypatch.setattr(driver, "Registry", Counted)
-    edge = JsonEdge(Arena())
-    names = [driver.seat_name(edge, RandomAgent(name=name)) for name in ("concession", "concession", "mine")]
+    monkeypatch.setattr(registry_module, "Registry", Counted)
+    registry_module.installed_registry.cache_clear()
+    try:
+        edge = JsonEdge(Arena())
+        names = [driver.seat_name(edge, RandomAgent(name=name)) for name in ("concession", "concession", "mine")]
+    finally:
+        registry_module.installed_registry.cache_clear()  # later tests get a registry of the real class
     assert names == ["concession-client", "concession-client", "mine"]
     assert len(built) <= 1

@@ -14,7 +14,6 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from negotiation_platform.agents.seating import kept_name
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
 from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.registry import Registry
+from negotiation_platform.registry.registry import installed_registry
 
 MAX_ATTEMPTS = 25
 """How often an agent may be refused on one turn before its move is forfeited (the default move)."""
@@ -147,16 +146,9 @@ agents and people (see `seating.kept_name`): `concession-client`, not `concessio
 
 def seat_name(arena: ArenaApi, agent: Agent) -> str:
     """The agent's name, or on a served arena `NAME-client` where the name is an agent kind's or a person's."""
-    if isinstance(arena, Arena) or not kept_name(_installed(), agent.name):
+    if isinstance(arena, Arena) or not kept_name(installed_registry(), agent.name):
         return agent.name
     return agent.name + CLIENT_SUFFIX
-
-
-@functools.cache
-def _installed() -> Registry:
-    """The agent kinds installed here, found once per process (loading every plugin per seat made a
-    client's match start cost more than the match)."""
-    return Registry()
 
 
 class AgentGaveUp(RuntimeError):

@@ -8,6 +8,7 @@ A broken plugin (import error, invalid spec, duplicate id, failing hook) is reco
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import inspect
 import warnings
@@ -227,6 +228,14 @@ class Registry:
             )
             return
         self._games[game_id] = GameEntry(game_id=game_id, cls=cls, plugin=plugin, source=source)
+
+
+@functools.cache
+def installed_registry() -> Registry:
+    """Every installed plugin, loaded once per process: for code that only reads what is installed (a
+    client's seat names, a tournament's worker processes), where loading the plugins again per call would
+    cost more than the call. Anything that needs its own plugins builds its own `Registry`."""
+    return Registry()
 
 
 def _warn_unmarked_hooks(plugin: object, entry_point: str) -> None:
