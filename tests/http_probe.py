@@ -58,6 +58,7 @@ async def oversized_post(
             writer.write(b"%x\r\n%b\r\n" % (CHUNK, b" " * CHUNK))
             await writer.drain()
             sent += CHUNK
+            await asyncio.sleep(0)  # drain() yields only when paused: read the answer between chunks
 
     feeding = asyncio.create_task(feed())
     try:

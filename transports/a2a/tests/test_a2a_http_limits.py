@@ -36,8 +36,10 @@ async def test_a_body_over_the_limit_is_refused_with_413_before_it_is_all_sent(d
         assert body["error"]["details"] == {"limit": "max_request_bytes", "max_bytes": MAX_REQUEST_BYTES}
         assert sent < 8 * MAX_REQUEST_BYTES  # answered while the client was still sending
     # The viewer reads no body: a declared one is refused with 413 up front, a streamed one with 405.
-    status, _, sent = await oversized_post(base + "/view/api/matches", declared=declared)
-    assert status == (413 if declared else 405) and sent < 8 * MAX_REQUEST_BYTES
+    # The streamed body never ends, so an answer at all shows the viewer did not wait for it (the
+    # server may go on draining it after the 405, so how much was sent by then proves nothing).
+    status, _, _ = await oversized_post(base + "/view/api/matches", declared=declared)
+    assert status == (413 if declared else 405)
     async with connect(base) as api:  # and the server serves on
         assert "split_100" in {g["id"] for g in (await api.list_games())["games"]}
 

@@ -155,10 +155,11 @@ class TestRequestBodies:
         assert body["error"]["code"] == "limit_reached"
         assert body["error"]["details"] == {"limit": "max_request_bytes", "max_bytes": MAX_REQUEST_BYTES}
         assert sent < 8 * MAX_REQUEST_BYTES  # answered while the client was still sending
-        # The viewer reads no body: a declared one is refused with 413 up front, a streamed one
-        # with 405 before it is read.
-        status, body, sent = await oversized_post(url.removesuffix("/mcp") + "/view/api/matches", declared=declared)
-        assert status == (413 if declared else 405) and sent < 8 * MAX_REQUEST_BYTES
+        # The viewer reads no body: a declared one is refused with 413 up front, a streamed one with 405.
+        # The streamed body never ends, so an answer at all shows the viewer did not wait for it (the
+        # server may go on draining it after the 405, so how much was sent by then proves nothing).
+        status, _, _ = await oversized_post(url.removesuffix("/mcp") + "/view/api/matches", declared=declared)
+        assert status == (413 if declared else 405)
         async with Client(url) as client:
             assert not (await client.call_tool("ping", {})).is_error
 
