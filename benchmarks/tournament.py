@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import run_tournament
+from negotiation_platform.research.tournament import run_tournament
 
 GAMES = ["split_100", "company_car", "integrative_negotiation"]
 AGENTS = ["random", "concession", "batna"]

@@ -25,7 +25,7 @@ MARKER = "<!-- spec-fields -->"
 def spec_models() -> list[type[BaseModel]]:
     """The models a spec is built of, in the order the module defines them (the payload bases excluded:
     they have no fields of their own)."""
-    from negotiation_platform import spec
+    from negotiation_platform.spec import model as spec
 
     found = [
         value
@@ -37,7 +37,7 @@ def spec_models() -> list[type[BaseModel]]:
 
 def spec_choices() -> list[type[enum.Enum]]:
     """The enumerations of the spec (turn orders, start rules, channels, …)."""
-    from negotiation_platform import spec
+    from negotiation_platform.spec import model as spec
 
     return [
         value

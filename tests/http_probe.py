@@ -11,7 +11,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
+from negotiation_platform.network.exposure import MAX_REQUEST_BYTES
 
 CHUNK = 64 * 1024
 PROMPT_MS = 30.0

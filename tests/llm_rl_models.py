@@ -20,7 +20,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen2Config
 
 from negotiation_platform.registry import Registry
-from negotiation_platform.rules_text import render_rules
+from negotiation_platform.spec.rules_text import render_rules
 
 SPECIAL_TOKENS = [
     "<|endoftext|>",

@@ -1,5 +1,5 @@
 """Clients that hold a server's connections without finishing a request, on raw 127.0.0.x sockets, for
-the tests of every HTTP server's connection bounds (`negotiation_platform.arena.connection_guard`)."""
+the tests of every HTTP server's connection bounds (`negotiation_platform.network.connection_guard`)."""
 
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from negotiation_platform.arena.allowlist import AllowList, UrlRefused, canonical
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.cli.serve_options import add_policy_arguments
+from negotiation_platform.wire.allowlist import AllowList, UrlRefused, canonical
 
 OK = "http://127.0.0.1:8000/agents/ok"
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from negotiation_platform.analysis import (
+from negotiation_platform.research.analysis import (
     aggregate,
     analyze,
     bradley_terry,
@@ -19,8 +19,8 @@ from negotiation_platform.analysis import (
     symmetric_nash,
     zero_sum_nash,
 )
-from negotiation_platform.analysis.metrics import distance_to_frontier, envy, nash_welfare
-from negotiation_platform.analysis.outcomes import outcome_space
+from negotiation_platform.research.analysis.metrics import distance_to_frontier, envy, nash_welfare
+from negotiation_platform.research.analysis.outcomes import outcome_space
 
 
 def row(game: str, agents: list[str], payoffs: list[float], batnas: list[float], **extra: object) -> dict[str, object]:

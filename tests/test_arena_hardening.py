@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS, run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import OPERATIONS, run_operation
 
 CALLERS = [Caller("address:a"), Caller("address:b"), Caller("address:c")]
 GAMES = ["split_100", "deal_or_no_deal", "integrative_negotiation", "auction"]

@@ -16,9 +16,14 @@ import pytest
 from mcp import Client
 
 from negotiation_mcp.server import build_server
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.boundary import (
+from negotiation_platform.catalogue import CATALOGUE
+from negotiation_platform.catalogue.remote import RemoteArena
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import dispatch, run_operation
+from negotiation_platform.web.viewer.source import VIEWER_READS
+from negotiation_platform.wire.boundary import (
     MAX_DEPTH,
     MAX_REQUEST_CHARS,
     MAX_SAFE_INTEGER,
@@ -26,11 +31,6 @@ from negotiation_platform.boundary import (
     check_request,
     safe_answer,
 )
-from negotiation_platform.catalogue import CATALOGUE
-from negotiation_platform.catalogue.remote import RemoteArena
-from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import dispatch, run_operation
-from negotiation_platform.viewer.source import VIEWER_READS
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
@@ -41,7 +41,7 @@ SOURCES = [
 ]
 ENTRIES = Path("negotiation_platform/catalogue/entries.py")
 ARENA = Path("negotiation_platform/arena/arena.py")
-HOSTS = {"arena": ARENA, "house": Path("negotiation_platform/agents/house.py")}
+HOSTS = {"arena": ARENA, "house": Path("negotiation_platform/serving/house_seats.py")}
 """Where each entry's implementation is (`Operation.host`)."""
 TYPED_FACE = Path("negotiation_platform/arena/protocol.py")
 """`ArenaApi`, for type checkers; checked against the catalogue below."""

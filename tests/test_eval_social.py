@@ -14,9 +14,9 @@ import pytest
 
 from negotiation_platform.cli.main import main
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.llm_rl.social import evaluate_social, interval
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import MatchPlan, play_plan
+from negotiation_platform.research.social_evaluation import evaluate_social, interval
+from negotiation_platform.research.tournament import MatchPlan, play_plan
 
 SCRIPTED = ["greedy", "cooperative", "concession", "random"]
 
@@ -90,7 +90,7 @@ def test_eval_social_cli_scores_the_round_robin(
     assert len((tmp_path / "matches.jsonl").read_text().splitlines()) == 16 * 3
     if game == "split_100":  # `report` on the folder adds the social tables (once: figures take time)
         pytest.importorskip("matplotlib")
-        from negotiation_platform.report import write_report
+        from negotiation_platform.research.report import write_report
 
         write_report(tmp_path)
         page = (tmp_path / "report.md").read_text()

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.agents.seating import SeatedBy, client_kinds
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 
 pytestmark = pytest.mark.anyio
 

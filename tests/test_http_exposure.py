@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from negotiation_platform.arena.exposure import bind
+from negotiation_platform.network.exposure import bind
 
 pytestmark = pytest.mark.anyio
 

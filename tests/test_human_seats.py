@@ -6,11 +6,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.play import play_link
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.web.play import play_link
 
 pytestmark = pytest.mark.anyio
 

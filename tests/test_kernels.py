@@ -20,8 +20,8 @@ from negotiation_platform.engine import Match  # noqa: E402
 from negotiation_platform.errors import ErrorCode, NegotiationError  # noqa: E402
 from negotiation_platform.games import CompanyCarGame, IntegrativeNegotiationsGame, ResourceAllocationGame, Split100Game  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
-from negotiation_platform.kernels.analysis import max_welfare, nash_point, pareto_mask  # noqa: E402
-from negotiation_platform.kernels.outcomes import (  # noqa: E402
+from negotiation_platform.kernels.frontier import max_welfare, nash_point, pareto_mask  # noqa: E402
+from negotiation_platform.kernels.outcome_spaces import (  # noqa: E402
     integrative_outcomes,
     resource_allocation_outcomes,
     split_100_outcomes,

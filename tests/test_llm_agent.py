@@ -21,7 +21,7 @@ from negotiation_platform.cli.transcript import event_line
 from negotiation_platform.engine import Match
 from negotiation_platform.engine.events import Event
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import run_tournament
+from negotiation_platform.research.tournament import run_tournament
 from tests.fake_openai import MALFORMED, FakeModel, closed_port, completion, serve
 
 

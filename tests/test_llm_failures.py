@@ -18,9 +18,9 @@ import pytest
 pytest.importorskip("openai")
 
 from negotiation_platform.agents.llm_failures import EndpointFailures, row_failures
-from negotiation_platform.analysis import usage_by_agent
-from negotiation_platform.report import write_report
-from negotiation_platform.tournament import finished_rows, run_tournament
+from negotiation_platform.research.analysis import usage_by_agent
+from negotiation_platform.research.report import write_report
+from negotiation_platform.research.tournament import finished_rows, run_tournament
 from tests.fake_openai import Failing, serve
 
 QUICK = {"api_key": "test", "timeout": 0.2, "retries": 1, "backoff": 0.01, "max_backoff": 0.02}

@@ -24,12 +24,12 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm import LLMAgent, move_deadline
 from negotiation_platform.agents.llm_calls import EndpointError
 from negotiation_platform.agents.llm_usage import load_prices
-from negotiation_platform.analysis import failure_summary, usage_by_agent
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import failure_rows, run_tournament
+from negotiation_platform.research.analysis import failure_summary, usage_by_agent
+from negotiation_platform.research.tournament import failure_rows, run_tournament
 from tests.fake_openai import FakeModel, closed_port, serve
 
 FAST = {"api_key": "test", "backoff": 0.01, "max_backoff": 0.05}

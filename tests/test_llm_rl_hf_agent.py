@@ -21,15 +21,15 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.cli import main as cli_main
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.hf_agent import HFAgent
-from negotiation_platform.operations import run_operation
 from negotiation_platform.registry import Registry
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 
 FAST = {"max_new_tokens": 8}
 """Short replies: the tiny model writes noise, and the forfeits do not depend on its length."""

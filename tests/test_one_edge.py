@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from negotiation_platform import boundary, strict_json, unicode_text
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.catalogue import CATALOGUE, checked
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import dispatch, run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import dispatch, run_operation
+from negotiation_platform.wire import boundary, strict_json, unicode_text
 
 
 @pytest.mark.anyio

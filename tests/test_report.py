@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from negotiation_platform.errors import NegotiationError
-from negotiation_platform.tournament import run_tournament
+from negotiation_platform.research.tournament import run_tournament
 
 pytest.importorskip("matplotlib")
 
 from negotiation_platform.registry import Registry
-from negotiation_platform.report import concession_figure, outcome_figure, write_report
-from negotiation_platform.report_format import Unit, cell
+from negotiation_platform.research.report import concession_figure, outcome_figure, write_report
+from negotiation_platform.research.report_format import Unit, cell
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -82,8 +82,8 @@ def test_figures_name_the_roles_and_count_rounds_in_whole_numbers(tmp_path: Path
     run_tournament(["company_car"], ["concession", "batna"], seeds=2, swap_roles=True, out=tmp_path)
     import matplotlib.pyplot as plt
 
-    from negotiation_platform.analysis import analyze
-    from negotiation_platform.tournament import finished_rows
+    from negotiation_platform.research.analysis import analyze
+    from negotiation_platform.research.tournament import finished_rows
 
     matches = analyze(list(finished_rows(tmp_path).values()), samples=5)["matches"]
     outcomes = outcome_figure("company_car", matches, Registry())

@@ -13,11 +13,11 @@ from mcp import Client
 
 from negotiation_a2a.arena_server import SCHEMA_LABEL, arena_card
 from negotiation_mcp.server import build_server
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.catalogue.dispatch import checked
-from negotiation_platform.operations import run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 from tests.json_places import json_objects
 
 

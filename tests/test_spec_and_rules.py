@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from negotiation_platform.games import AuctionGame, Split100Game
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import ActionSpec, DefaultAction, GameSpec, OutcomeSpec, PhaseSpec, RolesSpec
+from negotiation_platform.spec.rules_text import render_rules
 
 
 def test_spec_json_carries_payload_schemas() -> None:

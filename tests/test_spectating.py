@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
 from negotiation_platform.registry import Registry, hookimpl
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
 pytestmark = pytest.mark.anyio

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.persistence import Persistence
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.serving.house_seats import HouseSeats
 from negotiation_platform.store import MatchQuery, open_store
 from negotiation_platform.store.schema import SCHEMA_VERSION, SchemaMismatch
 from negotiation_platform.store.sql import SqlStore

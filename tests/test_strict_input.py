@@ -16,7 +16,7 @@ from negotiation_platform.arena.arena import MAX_ARGUMENT_CHARS
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games import Split100Game
-from negotiation_platform.strict_json import MAX_DEPTH, MAX_INT_BITS, plain_json_chars
+from negotiation_platform.wire.strict_json import MAX_DEPTH, MAX_INT_BITS, plain_json_chars
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.cli.main import _print_error
 from negotiation_platform.cli.transcript import print_transcript
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.unicode_text import terminal_safe
+from negotiation_platform.wire.unicode_text import terminal_safe
 from tests.fake_openai import FakeModel, completion, serve
 
 HOSTILE = "\x1b]0;pwned\x07 \x1b[31mred\x1b[0m \u202eevil\u202c [bold]loud[/bold]"

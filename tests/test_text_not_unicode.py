@@ -15,7 +15,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.arena.persistence import attach_store
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.serving.operations import run_operation
 from tests.test_arena_hardening import served_arena
 
 pytestmark = pytest.mark.anyio

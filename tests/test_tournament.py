@@ -13,7 +13,7 @@ import pytest
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import MatchPlan, offer_position, play_plan, run_tournament, schedule
+from negotiation_platform.research.tournament import MatchPlan, offer_position, play_plan, run_tournament, schedule
 
 
 def without_timing(rows: list[dict[str, object]]) -> list[dict[str, object]]:

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from negotiation_platform.cli.main import build_parser, cmd_play, seat_specs
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import MatchPlan, play_recorded
+from negotiation_platform.research.tournament import MatchPlan, play_recorded
 
 REGISTRY = Registry()
 SEED = 3

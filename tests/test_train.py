@@ -13,9 +13,9 @@ pytest.importorskip("optax")
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.seating import SeatedBy
-from negotiation_platform.arena.allowlist import AllowList
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.registry import Registry
+from negotiation_platform.wire.allowlist import AllowList
 from tests.test_cli_conventions import cli
 
 GAME, CONFIG = "trust_and_split", '{"rounds": 4}'

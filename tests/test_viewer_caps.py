@@ -18,7 +18,7 @@ import uvicorn
 
 import negotiation_platform.arena.arena as arena_module
 from negotiation_platform.arena import Arena
-from negotiation_platform.viewer.app import MAX_STREAMS_PER_CLIENT, viewer_app
+from negotiation_platform.web.viewer.app import MAX_STREAMS_PER_CLIENT, viewer_app
 from tests.cli_servers import free_port
 
 pytestmark = pytest.mark.anyio

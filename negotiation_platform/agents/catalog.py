@@ -19,7 +19,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
-    from negotiation_platform.arena.allowlist import AllowList
+    from negotiation_platform.wire.allowlist import AllowList
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from negotiation_platform.agents.llm_cache import open_cache
 from negotiation_platform.agents.llm_calls import DEFAULT_URL, Caller, CallPolicy
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.payloads import validation_problems
+from negotiation_platform.spec.payload_checks import validation_problems
 
 
 class EndpointOptions(BaseModel):

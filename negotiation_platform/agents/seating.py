@@ -30,7 +30,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
-    from negotiation_platform.arena.allowlist import AllowList
+    from negotiation_platform.wire.allowlist import AllowList
 
 PEOPLE = frozenset({HUMAN_NAME, PARTICIPANT_NAME})
 """Seat names that say a person plays: the seats kept for people and a study's participant."""

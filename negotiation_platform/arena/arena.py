@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from negotiation_platform.arena.answers import spectator_state, turn_state
 from negotiation_platform.arena.arguments import (
     MAX_ARGUMENT_CHARS,
     _cursor,
@@ -50,6 +49,7 @@ from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.match_table import MatchTable
+from negotiation_platform.arena.match_views import spectator_state, turn_state
 from negotiation_platform.arena.persistence import match_record
 from negotiation_platform.arena.policy import ArenaPolicy, check_seed
 from negotiation_platform.arena.rollback import start_match
@@ -60,11 +60,11 @@ from negotiation_platform.arena.waiting import Waiters
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import GameConfig
-from negotiation_platform.payloads import validation_problems
 from negotiation_platform.registry import GameEntry, Registry
-from negotiation_platform.rules_text import render_rules
+from negotiation_platform.spec.payload_checks import validation_problems
+from negotiation_platform.spec.rules_text import render_rules
 from negotiation_platform.store.records import token_hash
-from negotiation_platform.unicode_text import unicode_text
+from negotiation_platform.wire.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.forwarding import Peers

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from negotiation_platform.arena.live import Seat
-from negotiation_platform.boundary import MAX_TEXT_CHARS
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.store.records import STATUSES, MatchQuery, SeatRecord
-from negotiation_platform.strict_json import json_problem, plain_json_chars
-from negotiation_platform.unicode_text import edge_checked, unicode_text
+from negotiation_platform.wire.boundary import MAX_TEXT_CHARS
+from negotiation_platform.wire.strict_json import json_problem, plain_json_chars
+from negotiation_platform.wire.unicode_text import edge_checked, unicode_text
 
 MAX_ARGUMENT_CHARS = MAX_TEXT_CHARS
 """Any single text or JSON argument beyond this is refused before it reaches a match (also in process)."""

@@ -22,7 +22,7 @@ from negotiation_platform.arena.persistence import rebuild, wrong_owner
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.store.records import MatchRecord
-from negotiation_platform.unicode_text import unicode_text
+from negotiation_platform.wire.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence

@@ -41,9 +41,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.arena.allowlist import AllowList
-from negotiation_platform.boundary import MAX_SAFE_INTEGER
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.wire.allowlist import AllowList
+from negotiation_platform.wire.boundary import MAX_SAFE_INTEGER
 
 DEFAULT_TURN_TIMEOUT = 120.0
 DEFAULT_MAX_LIVE_MATCHES = 1000

@@ -44,7 +44,7 @@ class ArenaApi(Protocol):
 
 class HouseApi(Protocol):
     """What runs the catalogue's `house` entries: `start_game` with built-in `opponents` seated around the
-    arena's (`agents.house.HouseSeats`, a layer above, which the catalogue does not import)."""
+    arena's (`serving.house_seats.HouseSeats`, a layer above, which the catalogue does not import)."""
 
     async def start_game(
         self,

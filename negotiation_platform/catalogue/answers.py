@@ -60,7 +60,9 @@ class JoinedMatch(_Open):
     play_url: str | None = Field(default=None, description="Your seat's play page (on servers that serve it).")
 
 
-class TurnState(_Open):
+class TurnStateAnswer(_Open):
+    model_config = ConfigDict(extra="allow", title="TurnState")
+
     match_id: str
     game_id: str
     agent_id: str

@@ -1,6 +1,6 @@
 """Reading a catalogue operation's request from the network: the boundary, then the request model.
 
-The one dispatcher (`negotiation_platform.operations.dispatch`) reads every request through here,
+The one dispatcher (`negotiation_platform.serving.operations.dispatch`) reads every request through here,
 so every request meets the same limits and every refusal is the same `{"error": {code, message,
 details}}` whichever protocol carried it.
 """
@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from negotiation_platform.boundary import check_request, place
 from negotiation_platform.catalogue.entries import CATALOGUE, Host, Operation, RequestT
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.wire.boundary import check_request, place
 
 
 def entry(name: object) -> Operation:

@@ -4,7 +4,7 @@ An entry names the operation and says what it does, its request and answer model
 request, and the call of its implementation (`run`: a method of `Arena`, or of the house seats for a
 `house` entry), typed by its request model. MCP tools, A2A skills, the remote client (`RemoteArena`)
 and the viewer's reads are made from these entries, and every transport runs them through the one
-dispatcher (`negotiation_platform.operations.dispatch`): adding an operation is one entry here plus
+dispatcher (`negotiation_platform.serving.operations.dispatch`): adding an operation is one entry here plus
 its implementation.
 """
 
@@ -136,7 +136,7 @@ CATALOGUE: dict[str, Operation] = {
             "schemas, your view, the events since `since`, and the prompt text (unless include_prompt is false). "
             f"{WAITS} it is your turn or something new happened. {PAGED}",
             rq.TurnStateRequest,
-            answers.TurnState,
+            answers.TurnStateAnswer,
             {**_SEAT, "wait_seconds": 30},
             on_arena(
                 lambda arena, r: arena.get_turn_state(r.match_id, r.token, r.since, r.wait_seconds, r.include_prompt)

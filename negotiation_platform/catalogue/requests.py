@@ -20,8 +20,8 @@ from negotiation_platform.arena import MAX_WAIT_SECONDS
 from negotiation_platform.arena.arguments import MAX_PAGE
 from negotiation_platform.arena.policy import MAX_SEED
 from negotiation_platform.arena.seat_links import MAX_HUMAN_SEATS
-from negotiation_platform.boundary import MAX_SAFE_INTEGER
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.wire.boundary import MAX_SAFE_INTEGER
 
 GameId = Annotated[str, Field(description="A game id from list_games, e.g. 'split_100'.")]
 Config = Annotated[

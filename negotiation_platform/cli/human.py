@@ -21,11 +21,11 @@ from typing import Any
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
-from negotiation_platform.arena.exposure import bind, http_server
-from negotiation_platform.arena.hosts import allowed_hosts, guard_hosts
 from negotiation_platform.arena.seat_links import HUMAN_NAME
-from negotiation_platform.play import play_link, with_play
-from negotiation_platform.viewer.app import viewer_app
+from negotiation_platform.network.exposure import bind, http_server
+from negotiation_platform.network.hosts import allowed_hosts, guard_hosts
+from negotiation_platform.web.play import play_link, with_play
+from negotiation_platform.web.viewer.app import viewer_app
 
 HOST = "127.0.0.1"
 GRACE_SECONDS = 1.0

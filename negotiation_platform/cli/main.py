@@ -49,9 +49,9 @@ from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import add_log_arguments, configure_logging
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
+from negotiation_platform.serving.transport_plugin import SHIPPED_TRANSPORTS, Transport, install_hint
 from negotiation_platform.store import masked
-from negotiation_platform.transports import SHIPPED_TRANSPORTS, Transport, install_hint
-from negotiation_platform.unicode_text import terminal_safe
+from negotiation_platform.wire.unicode_text import terminal_safe
 
 Command = Callable[[argparse.Namespace, Registry, Console], int]
 
@@ -195,7 +195,7 @@ def cmd_agents(args: argparse.Namespace, registry: Registry, console: Console) -
 
 
 def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> int:
-    from negotiation_platform.tournament import REMOTE_KINDS
+    from negotiation_platform.research.tournament import REMOTE_KINDS
 
     options = llm_agent_options(args)
     if options:  # refused before a match is started, like a tournament's
@@ -376,7 +376,7 @@ def make_agents(
     """One agent per seat (the last spec repeats), each seeded from the match seed and its seat; `options`
     go to the agents of remote kinds (an `llm` agent's endpoint, temperature...), as in a tournament.
     More specs than seats are refused, never cut (`beside_yours`: the seats left when a person plays one)."""
-    from negotiation_platform.tournament import REMOTE_KINDS
+    from negotiation_platform.research.tournament import REMOTE_KINDS
 
     if len(specs) > seats:
         raise NegotiationError(

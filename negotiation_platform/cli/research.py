@@ -206,7 +206,7 @@ def _game_config(text: str) -> tuple[str, dict[str, Any]]:
 
 def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     from negotiation_platform.agents.llm_usage import load_prices
-    from negotiation_platform.tournament import run_tournament
+    from negotiation_platform.research.tournament import run_tournament
 
     if args.max_concurrency is not None and args.max_concurrency < 1:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--max-concurrency must be at least 1.")
@@ -297,7 +297,7 @@ def tell_endpoint_failures(console: Console, matches: list[MarkedMatch], note: s
 
 def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     try:
-        from negotiation_platform.report import write_report
+        from negotiation_platform.research.report import write_report
     except ImportError as exc:
         raise SystemExit(
             f"report needs matplotlib and scipy: pip install 'negotiation-platform[report]' ({exc})"
@@ -320,7 +320,7 @@ def cmd_report(args: argparse.Namespace, registry: Registry, console: Console) -
 def cmd_eval_social(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     from rich.table import Table
 
-    from negotiation_platform.llm_rl.social import SOCIAL, evaluate_social, social_sections
+    from negotiation_platform.research.social_evaluation import SOCIAL, evaluate_social, social_sections
 
     if args.matches < 1:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "--matches must be at least 1.")

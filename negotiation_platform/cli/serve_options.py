@@ -16,17 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from negotiation_platform.arena import Arena
-from negotiation_platform.arena.allowlist import AllowList, UrlRefused
-from negotiation_platform.arena.connections import (
-    DEFAULT_BODY_TIMEOUT,
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_IDLE_TIMEOUT,
-    MIN_BODY_RATE,
-    PER_ADDRESS_SHARE,
-    ConnectionLimits,
-)
 from negotiation_platform.arena.forwarding import peers_for
-from negotiation_platform.arena.hosts import allowed_hosts, netloc
 from negotiation_platform.arena.persistence import LEASE_SECONDS, attach_store
 from negotiation_platform.arena.policy import (
     ADDRESS_SHARE,
@@ -39,7 +29,17 @@ from negotiation_platform.arena.policy import (
 )
 from negotiation_platform.catalogue.entries import answer_model
 from negotiation_platform.cli.parsing import add_store_argument
+from negotiation_platform.network.connections import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    MIN_BODY_RATE,
+    PER_ADDRESS_SHARE,
+    ConnectionLimits,
+)
+from negotiation_platform.network.hosts import allowed_hosts, netloc
 from negotiation_platform.store import MEMORY, default_location, masked
+from negotiation_platform.wire.allowlist import AllowList, UrlRefused
 
 TOKEN_ENV = "NEGOTIATION_AUTH_TOKEN"
 MAX_LEASE_SECONDS = 86_400

@@ -24,8 +24,8 @@ from negotiation_platform.cli.serve_options import (
     served_hosts,
 )
 from negotiation_platform.registry import Registry, hookimpl
+from negotiation_platform.serving.transport_plugin import Transport
 from negotiation_platform.store import default_location, masked
-from negotiation_platform.transports import Transport
 
 
 class ViewerTransport:
@@ -43,7 +43,7 @@ class ViewerTransport:
         add_exposure_arguments(parser)
 
     def serve(self, registry: Registry, args: argparse.Namespace) -> None:
-        from negotiation_platform.viewer.serving import serve_viewer
+        from negotiation_platform.web.viewer.hosting import serve_viewer
 
         arena = Arena(registry, policy=ArenaPolicy(reveal_finished=args.reveal_finished))
         attach_store(arena, args.store, default_instance("viewer", args.port), read_only=True)

@@ -1,6 +1,6 @@
 """`study create` and `study export`: running a human-AI negotiation study from the command line.
 
-The logic is in `negotiation_platform.study`; here are the options, the files and the store.
+The logic is in `negotiation_platform.research.study`; here are the options, the files and the store.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from negotiation_platform.arena.persistence import ReadOnlyPersistence, attach_s
 from negotiation_platform.cli.parsing import json_object
 from negotiation_platform.cli.store_commands import open_existing
 from negotiation_platform.registry import Registry
-from negotiation_platform.store import masked
-from negotiation_platform.study import (
+from negotiation_platform.research.study import (
     StudyLink,
     checked_participants,
     create_study,
@@ -31,6 +30,7 @@ from negotiation_platform.study import (
     read_links,
     write_links,
 )
+from negotiation_platform.store import masked
 
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from negotiation_platform.unicode_text import terminal_safe
+from negotiation_platform.wire.unicode_text import terminal_safe
 
 
 def shown(value: object) -> str:

@@ -21,7 +21,7 @@ from typing import Any, overload
 
 from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.games.base_game import GameResult
-from negotiation_platform.plain_data import plain_copy
+from negotiation_platform.spec.plain_data import plain_copy
 
 _KINDS = tuple(EventKind)
 _CODE = {kind: code for code, kind in enumerate(_KINDS)}

@@ -30,8 +30,8 @@ from negotiation_platform.engine.plan import ActionPlan, PhasePlan, game_hooks, 
 from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMaker, logical_time, orders_rng
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
-from negotiation_platform.plain_data import plain_copy
 from negotiation_platform.spec import ActionSpec, FirstMover, PhaseSpec, StartRule
+from negotiation_platform.spec.plain_data import plain_copy
 
 __all__ = ["DEADLINE", "Clock", "Match", "logical_time"]
 

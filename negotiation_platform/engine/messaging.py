@@ -8,7 +8,7 @@ from typing import Any
 
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.unicode_text import chat_problem
+from negotiation_platform.wire.unicode_text import chat_problem
 
 
 def messages_left(run: PhaseRun, player_id: str) -> int | None:

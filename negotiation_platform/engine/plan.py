@@ -9,10 +9,10 @@ from typing import Any
 
 from negotiation_platform.engine.event_log import action_kind
 from negotiation_platform.engine.seeding import draws_orders
-from negotiation_platform.flat_payloads import flat_checker
 from negotiation_platform.games.base_game import BaseGame
-from negotiation_platform.payloads import PayloadCheck, payload_check, stored_fields
 from negotiation_platform.spec import ActionSpec, GameSpec, MessagingPolicy, PhaseEnd, PhaseSpec, StartRule, TurnOrder
+from negotiation_platform.spec.flat_payloads import flat_checker
+from negotiation_platform.spec.payload_checks import PayloadCheck, payload_check, stored_fields
 
 
 class ActionPlan:

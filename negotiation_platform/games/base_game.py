@@ -22,8 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.setups import shared_setup
-from negotiation_platform.payloads import validate_payload
-from negotiation_platform.plain_data import plain_copy
 from negotiation_platform.spec import (
     ActionSpec,
     GameSpec,
@@ -35,7 +33,9 @@ from negotiation_platform.spec import (
     RolesSpec,
     payload_schema,
 )
-from negotiation_platform.strict_json import validate_strict
+from negotiation_platform.spec.payload_checks import validate_payload
+from negotiation_platform.spec.plain_data import plain_copy
+from negotiation_platform.wire.strict_json import validate_strict
 
 
 class GameState(Enum):

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec
-from negotiation_platform.strict_json import strict_json
+from negotiation_platform.spec.rules_text import render_rules
+from negotiation_platform.wire.strict_json import strict_json
 
 MAX_SETUPS = 512
 """Game classes × configs kept; a tournament or a server uses a handful."""

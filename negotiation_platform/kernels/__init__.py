@@ -15,8 +15,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("negotiation_platform.kernels needs JAX: pip install 'negotiation-platform[jax]'") from exc
 
 from negotiation_platform.kernels.base import BaseKernel, Moved
+from negotiation_platform.kernels.discovery import kernel_for, kernel_games, make
 from negotiation_platform.kernels.env import Env, Step
-from negotiation_platform.kernels.registry import kernel_for, kernel_games, make
 from negotiation_platform.kernels.rollout import Policy, rollout
 
 __all__ = ["BaseKernel", "Env", "Moved", "Policy", "Step", "kernel_for", "kernel_games", "make", "rollout"]

@@ -4,7 +4,7 @@ Both games share the documented bilateral protocol: two seats with roles drawn f
 `rounds` rounds in a freshly shuffled order, at most rounds − 1 proposals each, agreement on an
 accept or on identical offers in one round, and a reject that ends the game only without
 proposals left. A proposal here is an index into the game's finite outcome table
-(`kernels.outcomes`: every option combination, or every integer plan that meets the
+(`kernels.outcome_spaces`: every option combination, or every integer plan that meets the
 constraints), so an action is int32[2], one code per seat (only the mover's is read):
 0..K−1 proposes outcome k, K accepts the other's standing offer, K+1 rejects. An illegal code
 counts as a reject, as in the company_car kernel. Rewards arrive when the match ends.
@@ -23,7 +23,7 @@ from negotiation_platform.games.integrative_negotiation import IntegrativeConfig
 from negotiation_platform.games.resource_allocation import ResourceAllocationConfig, ResourceAllocationGame
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
-from negotiation_platform.kernels.outcomes import integrative_outcomes, resource_allocation_outcomes
+from negotiation_platform.kernels.outcome_spaces import integrative_outcomes, resource_allocation_outcomes
 from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna

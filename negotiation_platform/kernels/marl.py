@@ -19,8 +19,8 @@ import jax.numpy as jnp
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.action_codes import DEFAULT_PRICE_LEVELS, Codes, codes_for, with_placeholder
 from negotiation_platform.kernels.autoreset import reset_done
+from negotiation_platform.kernels.discovery import make as make_kernel
 from negotiation_platform.kernels.env import Env, ParamsT, StateT
-from negotiation_platform.kernels.registry import make as make_kernel
 from negotiation_platform.registry import Registry
 
 MASK_FIELDS = ("legal_action_mask", "action_mask")

@@ -12,8 +12,8 @@ from typing import Any
 import jax
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.discovery import kernel_for
 from negotiation_platform.kernels.env import KernelState
-from negotiation_platform.kernels.registry import kernel_for
 from negotiation_platform.kernels.rollout import Policy, reset_batch, rollout
 from negotiation_platform.kernels.sharding import shard_batch
 from negotiation_platform.registry import Registry

@@ -31,8 +31,8 @@ from negotiation_platform.llm_rl.seat_agents import AgentSeat
 from negotiation_platform.llm_rl.text_env import TextEnv
 from negotiation_platform.llm_rl.tool_methods import tool_method
 from negotiation_platform.registry import Registry
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import Channel, payload_schema
+from negotiation_platform.spec.rules_text import render_rules
 
 RESERVED = frozenset({"reset", "get_reward", "send_public_message"})
 INSTRUCTIONS = (

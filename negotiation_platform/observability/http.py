@@ -4,7 +4,7 @@
   balancer); it needs no token and says nothing about matches.
 * `/metrics` is the Prometheus text exposition (see `metrics`); where the server has an auth token,
   it needs the same `Authorization: Bearer` header as the API.
-* Every request but `/healthz` passes the server's Host/Origin check (`arena.hosts`), `/metrics` and
+* Every request but `/healthz` passes the server's Host/Origin check (`network.hosts`), `/metrics` and
   the pages included, token or not. Requests refused before any operation read them are recorded
   too: operation `host` (a foreign Host or Origin) and `auth` (401, no or a wrong bearer token),
   with the refusal's code; the token itself is never looked at here.
@@ -20,9 +20,9 @@ import time
 from collections.abc import Iterable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, require_bearer
-from negotiation_platform.arena.hosts import guard_hosts
 from negotiation_platform.errors import ErrorCode
+from negotiation_platform.network.exposure import Asgi, Receive, Scope, Send, require_bearer
+from negotiation_platform.network.hosts import guard_hosts
 from negotiation_platform.observability.metrics import CODES, CONTENT_TYPE, METRICS, OK, OTHER
 from negotiation_platform.observability.requests import held_statuses, known_match, record, seat_of, store_failures
 
@@ -44,7 +44,7 @@ MAX_REFUSAL_BYTES = 16 * 1024
 
 def with_operator_routes(app: Asgi, arena: Arena | None, token: str | None, hosts: Iterable[str]) -> Asgi:
     """`app` with `/healthz` and `/metrics` (the latter behind `token` if given), recording page requests
-    and 401 refusals, and everything but `/healthz` answered only for `hosts` (see `arena.hosts`)."""
+    and 401 refusals, and everything but `/healthz` answered only for `hosts` (see `network.hosts`)."""
     exposition = require_bearer(_metrics(arena), token) if token else _metrics(arena)
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:

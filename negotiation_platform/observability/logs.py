@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
-from negotiation_platform.arena.exposure import ANNOUNCE_LOGGER
+from negotiation_platform.network.exposure import ANNOUNCE_LOGGER
 from negotiation_platform.store import masked
 
 REQUEST_LOGGER = logging.getLogger("negotiation_platform.requests")

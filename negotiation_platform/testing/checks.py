@@ -13,8 +13,8 @@ from pydantic import JsonValue
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.engine.contract import GameContractError
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS, BaseGame, ConfigInput, GameConfig
-from negotiation_platform.rules_text import render_rules
 from negotiation_platform.spec import GameSpec, payload_schema
+from negotiation_platform.spec.rules_text import render_rules
 from negotiation_platform.testing.bounds import HOW_TO_BOUND, unbounded_numbers
 from negotiation_platform.testing.playthrough import PlayFailure, Playthrough, Seen, play_randomly, seen_on_seed
 from negotiation_platform.testing.privacy import find_leak

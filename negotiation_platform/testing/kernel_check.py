@@ -102,7 +102,7 @@ def check_kernel(
     import jax
 
     from negotiation_platform.kernels.action_codes import codes_for
-    from negotiation_platform.kernels.registry import kernel_for
+    from negotiation_platform.kernels.discovery import kernel_for
 
     parsed = game_cls.parse_config(config)
     game_id = game_cls.spec_for(parsed).id

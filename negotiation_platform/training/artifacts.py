@@ -18,11 +18,11 @@ import jax.numpy as jnp
 from flax import serialization
 from flax.typing import VariableDict
 
-from negotiation_platform.csv_cells import write_rows
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv, make
 from negotiation_platform.registry import Registry
+from negotiation_platform.store.csv_cells import write_rows
 from negotiation_platform.training.network import ActorCritic
 
 

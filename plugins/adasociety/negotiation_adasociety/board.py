@@ -7,7 +7,7 @@ import math
 from html import escape
 from typing import Any
 
-from negotiation_platform.svg import circle, colour, line, rect, svg, table, text
+from negotiation_platform.games.board_svg import circle, colour, line, rect, svg, table, text
 
 CELL = 36
 EVENT_COLOUR = "#f0a500"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from negotiation_platform.svg import colour, rect, svg, table, text
+from negotiation_platform.games.board_svg import colour, rect, svg, table, text
 
 BAR_WIDTH = 300
 ROW = 34

@@ -16,7 +16,7 @@ from negotiation_coin_games import CoinsClassic, DealOrNoDeal, NoPress, TrustAnd
 from negotiation_coin_games.kernels import dond_outcomes  # noqa: E402
 from negotiation_platform.engine import Match  # noqa: E402
 from negotiation_platform.kernels import kernel_for  # noqa: E402
-from negotiation_platform.kernels.analysis import pareto_mask  # noqa: E402
+from negotiation_platform.kernels.frontier import pareto_mask  # noqa: E402
 from negotiation_platform.kernels.rollout import reset_batch  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
 from tests.table_turns import seat_turn  # noqa: E402

@@ -34,13 +34,13 @@ from a2a.types import AgentCard, AgentSkill
 from starlette.applications import Starlette
 
 from negotiation_a2a import wire
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.forwarding import bind_context
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.catalogue import CATALOGUE, Operation
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 
 HELP = (
     "This agent is a negotiation arena. Send a message with a data part (or an application/json text part) "

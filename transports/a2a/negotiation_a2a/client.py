@@ -29,10 +29,10 @@ from a2a.types import AgentCard, Message
 from negotiation_a2a import wire
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.arena import MAX_WAIT_SECONDS
-from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.json_response import extract_action
+from negotiation_platform.wire.allowlist import AllowList, UrlRefused
 
 log = logging.getLogger(__name__)
 REPLY_SECONDS = 30.0

@@ -9,11 +9,11 @@ from typing import Any
 
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.arena import Arena, ArenaApi
-from negotiation_platform.arena.allowlist import AllowList
-from negotiation_platform.arena.exposure import with_lifespan
 from negotiation_platform.arena.persistence import default_instance
 from negotiation_platform.cli import serve_options
+from negotiation_platform.network.exposure import with_lifespan
 from negotiation_platform.registry import Registry, hookimpl
+from negotiation_platform.wire.allowlist import AllowList
 
 VIA_PREFIX = "a2a:"
 

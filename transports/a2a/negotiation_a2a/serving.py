@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from negotiation_platform.arena.connections import ConnectionLimits
-from negotiation_platform.arena.exposure import (
+from negotiation_platform.network.connections import ConnectionLimits
+from negotiation_platform.network.exposure import (
     Asgi,
     announce,
     bind,
@@ -16,10 +16,10 @@ from negotiation_platform.arena.exposure import (
     require_bearer,
     run_http,
 )
-from negotiation_platform.arena.hosts import allowed_hosts
+from negotiation_platform.network.hosts import allowed_hosts
 from negotiation_platform.observability.http import with_operator_routes
-from negotiation_platform.viewer.serving import with_viewer
-from negotiation_platform.viewer.source import MatchSource
+from negotiation_platform.web.viewer.hosting import with_viewer
+from negotiation_platform.web.viewer.source import MatchSource
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena
@@ -50,8 +50,8 @@ def run(
     guarded = require_bearer(app, token) if token else app
     served = with_viewer(guarded, viewer, f"http://{host}:{port}")
     if play is not None:
-        from negotiation_platform.peer_route import with_peers
-        from negotiation_platform.play import with_play
+        from negotiation_platform.serving.peer_route import with_peers
+        from negotiation_platform.web.play import with_play
 
         arena, base = play
         served = with_play(served, arena, base)

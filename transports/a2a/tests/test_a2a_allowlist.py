@@ -24,8 +24,8 @@ from negotiation_a2a import wire
 from negotiation_a2a.agent_server import build_agent_app
 from negotiation_a2a.client import A2aArena, connect, guarded_http
 from negotiation_platform.agents import ConcessionAgent
-from negotiation_platform.arena.allowlist import AllowList, UrlRefused
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.wire.allowlist import AllowList, UrlRefused
 
 pytestmark = pytest.mark.anyio
 PREFIX = "/agents/ok"

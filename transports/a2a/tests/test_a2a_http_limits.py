@@ -10,7 +10,7 @@ from a2a_servers import a2a_server
 
 from negotiation_a2a.client import connect
 from negotiation_a2a.wire import JSONRPC_PATH, REST_PATH
-from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
+from negotiation_platform.network.exposure import MAX_REQUEST_BYTES
 from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
 pytestmark = pytest.mark.anyio

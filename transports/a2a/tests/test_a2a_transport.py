@@ -32,7 +32,7 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS
+from negotiation_platform.serving.operations import OPERATIONS
 
 pytestmark = pytest.mark.anyio
 BASE = "http://127.0.0.1:9"

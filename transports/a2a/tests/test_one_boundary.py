@@ -2,7 +2,7 @@
 
 MCP over streamable HTTP (`serve mcp`) and over stdio (a spawned server), A2A over JSON-RPC and
 REST (`serve a2a`, application/json parts, so the numbers are exact), and the viewer's JSON API:
-each carries the request to `negotiation_platform.boundary`, and each answers its
+each carries the request to `negotiation_platform.wire.boundary`, and each answers its
 `{"error": {code, message, details}}` unchanged.
 """
 
@@ -17,8 +17,8 @@ from a2a_servers import a2a_server, answer, json_part
 from mcp import Client
 
 from negotiation_mcp.client import stdio_server_parameters
-from negotiation_platform.boundary import MAX_DEPTH, MAX_REQUEST_CHARS, MAX_SAFE_INTEGER, MAX_TEXT_CHARS
 from negotiation_platform.catalogue import Refusal
+from negotiation_platform.wire.boundary import MAX_DEPTH, MAX_REQUEST_CHARS, MAX_SAFE_INTEGER, MAX_TEXT_CHARS
 from tests.cli_servers import cli_server
 from tests.test_strict_input import nested
 

@@ -45,10 +45,10 @@ from negotiation_mcp.server import build_server
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.chat_options import read_options
 from negotiation_platform.agents.driver import seat_in_play
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.agents.llm_calls import CallsFailed, Reply
 from negotiation_platform.arena import Arena, ArenaApi
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.serving.house_seats import HouseSeats
 
 SYSTEM = (
     "You are a negotiator playing one seat of a match on a negotiation arena, through its tools; every "

@@ -33,11 +33,11 @@ from mcp.types import (
 )
 
 from negotiation_mcp import tools
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.agents.seating import client_kinds
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
 from negotiation_platform.errors import NegotiationError
-from negotiation_platform.rules_text import render_rules
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.spec.rules_text import render_rules
 
 INSTRUCTIONS = f"""\
 Negotiation arena. Play a match: list_games → get_game_rules → start_game (optionally with built-in

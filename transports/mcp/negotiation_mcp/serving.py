@@ -11,10 +11,9 @@ from negotiation_mcp.limits import SessionLimits
 from negotiation_mcp.server import build_server
 from negotiation_mcp.sessions import per_caller_sessions
 from negotiation_mcp.stdio import run_stdio
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
-from negotiation_platform.arena.connections import ConnectionLimits
-from negotiation_platform.arena.exposure import (
+from negotiation_platform.network.connections import ConnectionLimits
+from negotiation_platform.network.exposure import (
     MAX_REQUEST_BYTES,
     Asgi,
     announce,
@@ -25,6 +24,7 @@ from negotiation_platform.arena.exposure import (
     with_lifespan,
 )
 from negotiation_platform.observability.http import with_operator_routes
+from negotiation_platform.serving.house_seats import HouseSeats
 
 
 def serve_stdio(arena: Arena) -> None:
@@ -70,16 +70,16 @@ def serve_http(
     """Bind first (a taken port is one error line), then announce, then serve; `token` guards every MCP
     request; the match viewer (public data only) answers at /view unless `view` is off, and the play
     page (a seat's token is its credential) at /play; all of them only for `hosts` (Host patterns,
-    see `negotiation_platform.arena.hosts`). Stored matches are resumed when the server starts,
+    see `negotiation_platform.network.hosts`). Stored matches are resumed when the server starts,
     before it answers. `connections`: how long and how many connections a client may hold
     (defaults: `ConnectionLimits()`)."""
     sock = bind(host, port)
     app = with_lifespan(http_app(arena, host, sessions), arena)
     announce(f"negotiation-platform MCP server on http://{host}:{port}/mcp", host, token)
     guarded = require_bearer(app, token) if token else app
-    from negotiation_platform.peer_route import with_peers
-    from negotiation_platform.play import with_play  # HTTP only: stdio needs no web pages
-    from negotiation_platform.viewer.serving import with_viewer
+    from negotiation_platform.serving.peer_route import with_peers
+    from negotiation_platform.web.play import with_play  # HTTP only: stdio needs no web pages
+    from negotiation_platform.web.viewer.hosting import with_viewer
 
     base = f"http://{host}:{port}"
     served = with_play(with_viewer(guarded, arena if view else None, base), arena, base)

@@ -24,8 +24,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import Message
 
 from negotiation_mcp.limits import SessionLimits
-from negotiation_platform.arena.exposure import Asgi, Receive, Scope, Send, refuse
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.network.exposure import Asgi, Receive, Scope, Send, refuse
 
 _SESSION_ID = MCP_SESSION_ID_HEADER.lower().encode()
 _VERSION = MCP_PROTOCOL_VERSION_HEADER.lower().encode()

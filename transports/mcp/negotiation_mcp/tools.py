@@ -21,11 +21,11 @@ from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import JsonValue
 from starlette.requests import Request
 
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena.limits import Caller
 from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import run_operation
+from negotiation_platform.serving.house_seats import HouseSeats
+from negotiation_platform.serving.operations import run_operation
 
 log = logging.getLogger(__name__)
 

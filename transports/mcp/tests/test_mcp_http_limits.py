@@ -16,7 +16,7 @@ from mcp_servers import mcp_server
 
 from negotiation_mcp.limits import DEFAULT_MAX_SESSIONS_PER_CALLER
 from negotiation_mcp.sessions import SessionBook, SessionClock
-from negotiation_platform.arena.exposure import MAX_REQUEST_BYTES
+from negotiation_platform.network.exposure import MAX_REQUEST_BYTES
 from tests.http_probe import PROMPT_MS, median_get_ms, oversized_post
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp_servers import mcp_server
 
-from negotiation_platform.operations import OPERATIONS
+from negotiation_platform.serving.operations import OPERATIONS
 from tests.js_clients import require_js, run_js_client
 
 

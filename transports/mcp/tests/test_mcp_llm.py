@@ -32,7 +32,7 @@ from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm_calls import EndpointError
 from negotiation_platform.arena import Arena
 from negotiation_platform.registry import Registry
-from negotiation_platform.tournament import run_tournament
+from negotiation_platform.research.tournament import run_tournament
 from tests.fake_openai import completion, serve
 
 

@@ -24,8 +24,8 @@ from negotiation_platform.arena import Arena
 from negotiation_platform.catalogue.requests import AbsentNotNull
 from negotiation_platform.engine import Event, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.operations import OPERATIONS
 from negotiation_platform.registry import Registry
+from negotiation_platform.serving.operations import OPERATIONS
 
 pytestmark = pytest.mark.anyio
 TOOLS = {

@@ -20,9 +20,9 @@ from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_mcp.tools import call_tool
-from negotiation_platform.agents.house import HouseSeats
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.limits import Caller
+from negotiation_platform.serving.house_seats import HouseSeats
 
 pytestmark = pytest.mark.anyio
 LONE = "\ud800"

@@ -24,11 +24,11 @@ from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
-from negotiation_platform.boundary import check_request
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
-from negotiation_platform.operations import dispatch
-from negotiation_platform.play.pages import PREFIX, play_page
-from negotiation_platform.viewer.app import SECURITY_HEADERS, query_number
+from negotiation_platform.serving.operations import dispatch
+from negotiation_platform.web.play.pages import PREFIX, play_page
+from negotiation_platform.web.viewer.app import SECURITY_HEADERS, query_number
+from negotiation_platform.wire.boundary import check_request
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena

@@ -25,8 +25,8 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
-from negotiation_platform.arena.connections import MIN_BODY_RATE, ConnectionLimits
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.network.connections import MIN_BODY_RATE, ConnectionLimits
 
 PAUSED_RECHECK = 1.0
 """Seconds between looks at a body whose reading the server itself paused (the app is not reading)."""

@@ -2,17 +2,17 @@
 
 The page sits before any bearer-token guard of `app`: a browser cannot send the operator's token,
 and the seat token is the credential there. Like every page of the server it answers only the
-hosts the server allows (`negotiation_platform.arena.hosts`, applied around the whole server).
+hosts the server allows (`negotiation_platform.network.hosts`, applied around the whole server).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from negotiation_platform.arena.exposure import Asgi, announce_line
-from negotiation_platform.play.app import play_app
-from negotiation_platform.play.pages import PREFIX
-from negotiation_platform.viewer.app import beside
+from negotiation_platform.network.exposure import Asgi, announce_line
+from negotiation_platform.web.play.app import play_app
+from negotiation_platform.web.play.pages import PREFIX
+from negotiation_platform.web.viewer.app import beside
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.arena import Arena

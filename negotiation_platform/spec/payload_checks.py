@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.flat_payloads import flat_checker
-from negotiation_platform.rules_text import describe_payload
 from negotiation_platform.spec import ActionSpec, EmptyPayload
-from negotiation_platform.strict_json import strict_json
+from negotiation_platform.spec.flat_payloads import flat_checker
+from negotiation_platform.spec.rules_text import describe_payload
+from negotiation_platform.wire.strict_json import strict_json
 
 
 def validate_payload(action: ActionSpec, payload: object) -> dict[str, Any]:

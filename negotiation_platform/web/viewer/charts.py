@@ -1,5 +1,5 @@
 """The viewer's charts, as inline SVG: offers over time, and a finished match's outcome against the
-Pareto frontier (from `negotiation_platform.analysis.outcomes`, where the game has an exact outcome
+Pareto frontier (from `negotiation_platform.research.analysis.outcomes`, where the game has an exact outcome
 space). Both read only what a spectator may see: the events shown and the published result.
 """
 
@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from negotiation_platform.analysis.metrics import role_point
-from negotiation_platform.analysis.outcomes import outcome_space
+from negotiation_platform.games.board_svg import circle, colour, line, polyline, rect, svg, text
 from negotiation_platform.registry import Registry
-from negotiation_platform.svg import circle, colour, line, polyline, rect, svg, text
+from negotiation_platform.research.analysis.metrics import role_point
+from negotiation_platform.research.analysis.outcomes import outcome_space
 
 WIDTH, HEIGHT, MARGIN = 460, 260, 40
 MAX_OUTCOME_DOTS = 1500

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
-from negotiation_platform.report_format import Column, Section, Unit, cell
+from negotiation_platform.research.report_format import Column, Section, Unit, cell
 
 GREEDY = "greedy"
 SOCIAL = "social.json"
@@ -94,7 +94,7 @@ def evaluate_social(
     registry: Registry | None = None,
 ) -> SocialReport:
     """Play the round-robin (into `out`, resumable; a temporary folder when None) and score it."""
-    from negotiation_platform.tournament import run_tournament
+    from negotiation_platform.research.tournament import run_tournament
 
     registry = registry or Registry()
     pool = list(dict.fromkeys([*agents, GREEDY]))

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSerializationError, to_json
 
-from negotiation_platform.boundary import MAX_DEPTH
-from negotiation_platform.unicode_text import text_problem
+from negotiation_platform.wire.boundary import MAX_DEPTH
+from negotiation_platform.wire.unicode_text import text_problem
 
 MAX_INT_BITS = 1024
 """The largest integer accepted anywhere in JSON input, in bits: no game needs more than 64, and Python

@@ -1,0 +1,1 @@
+"""Research over many matches: tournaments, human-AI studies, their analysis and reports."""

@@ -1,0 +1,26 @@
+"""Research analysis of tournament results: per-match outcome metrics, ratings and the empirical meta-game.
+
+Everything works on tournament rows (plain dicts, one per match, as `negotiation_platform.research.tournament`
+writes them to matches.jsonl), so a notebook can analyse a results file without the CLI.
+"""
+
+from negotiation_platform.research.analysis.metagame import metagame, symmetric_nash, zero_sum_nash
+from negotiation_platform.research.analysis.metrics import aggregate, match_metrics
+from negotiation_platform.research.analysis.ratings import bradley_terry, elo, pairwise_outcomes, ratings_with_intervals
+from negotiation_platform.research.analysis.summary import analyze
+from negotiation_platform.research.analysis.usage import failure_summary, usage_by_agent
+
+__all__ = [
+    "aggregate",
+    "analyze",
+    "bradley_terry",
+    "elo",
+    "failure_summary",
+    "match_metrics",
+    "metagame",
+    "pairwise_outcomes",
+    "ratings_with_intervals",
+    "symmetric_nash",
+    "usage_by_agent",
+    "zero_sum_nash",
+]
