@@ -60,6 +60,7 @@ from negotiation_platform.arena.waiting import Waiters
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import GameConfig
+from negotiation_platform.games.setups import shared_setup
 from negotiation_platform.registry import GameEntry, Registry
 from negotiation_platform.spec.payload_checks import validation_problems
 from negotiation_platform.spec.rules_text import render_rules
@@ -198,12 +199,13 @@ class Arena:
         caller = CALLER.get()
         creator = caller.key() if caller is not None else None
         await self._evict()
-        check_limits(self.policy, self._table.held(), creator)
+        check_limits(self.policy, self._table.held_now(), creator)
         match_id = self._new_match_id()
         live = LiveMatch(
             match_id=match_id,
             entry=entry,
             config=parsed.model_dump(mode="json"),
+            settings=parsed,
             seed=self.policy.match_seed(match_id, seed),
             seats_total=spec.roles.min_players,
             creator=creator,
@@ -506,7 +508,7 @@ def game_config(entry: GameEntry, config: object) -> GameConfig:
     if config is not None and not isinstance(config, dict):
         raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")
     try:
-        return entry.cls.parse_config(config)
+        return shared_setup(entry.cls, config).settings  # parsed once per distinct config
     except ValidationError as exc:
         problems = validation_problems(exc, "(config)")
         raise NegotiationError(

@@ -82,12 +82,13 @@ class TurnClocks:
     def settled(self, live: LiveMatch) -> None:
         """After any change: note who is now due (their turn clocks start), re-arm the timer, wake waiters."""
         match = live.match
-        now = self._clock()
         if match is not None:
-            # in seat order, never a set's: late seats' default moves are played in this order
-            live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
+            if self._policy.turn_timeout is not None:  # else no turn clock reads when a seat became due
+                now = self._clock()
+                # in seat order, never a set's: late seats' default moves are played in this order
+                live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
             if match.finished and live.finished_at is None:
-                live.finished_at = now
+                live.finished_at = self._clock()
         self._arm(live)
         live.signal()
 

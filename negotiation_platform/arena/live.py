@@ -10,6 +10,7 @@ from typing import Any
 
 from negotiation_platform.engine.events import Event
 from negotiation_platform.engine.match import Match
+from negotiation_platform.games.base_game import GameConfig
 from negotiation_platform.registry import GameEntry
 
 
@@ -61,9 +62,17 @@ class LiveMatch:
     """Set on a read-only copy rebuilt from the store: the process that owns the match (or "finished")."""
     event_count: int = 0
     """A read-only copy: the stored log length it was rebuilt from."""
+    settings: GameConfig | None = field(default=None, repr=False, compare=False)
+    """`config` as its game parsed it, where the arena did (a match started here): its matches start from
+    it, not from `config` parsed again."""
 
     def players(self) -> list[str]:
         return [s.agent_id for s in self.seats]
+
+    @property
+    def match_config(self) -> GameConfig | dict[str, Any]:
+        """What its `Match` is made with: the parsed config where the arena kept it, else `config`."""
+        return self.settings if self.settings is not None else self.config
 
     async def replayed(self, events: Iterable[Event], clock: Callable[[], float]) -> Match:
         """This match's game rebuilt from `events` (off the loop: replay runs the game's rules), as
@@ -73,7 +82,7 @@ class LiveMatch:
             self.entry.cls,
             self.players(),
             events,
-            config=self.config,
+            config=self.match_config,
             seed=self.seed,
             match_id=self.match_id,
             clock=clock,

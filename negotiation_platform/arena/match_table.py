@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from negotiation_platform.arena.arguments import _unknown
@@ -57,6 +57,10 @@ class MatchTable:
     def held(self) -> list[LiveMatch]:
         """Every match this process holds, as of now."""
         return list(self._held.values())
+
+    def held_now(self) -> Iterable[LiveMatch]:
+        """Every match this process holds, not copied: for a reader that does not wait while it reads."""
+        return self._held.values()
 
     def owns(self, live: LiveMatch) -> bool:
         """Whether `live` is this process's own copy of its match (not forgotten, not a read-only one)."""

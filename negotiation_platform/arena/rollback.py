@@ -38,7 +38,9 @@ def start_match(live: LiveMatch, players: list[str], clock: Callable[[], float])
     """`live`'s match, started with `players`; a game that fails to start is refused as `internal_error`
     (the seat that would have started it stays free)."""
     try:
-        return Match(live.entry.cls, players, config=live.config, seed=live.seed, match_id=live.match_id, clock=clock)
+        return Match(
+            live.entry.cls, players, config=live.match_config, seed=live.seed, match_id=live.match_id, clock=clock
+        )
     except Exception as bug:
         raise game_failed(live.match_id, live.entry.game_id, bug) from None
 

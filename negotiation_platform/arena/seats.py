@@ -160,8 +160,10 @@ class LocalSeat:
     def _current(self) -> tuple[LiveMatch, Seat] | None:
         """The seat as held, while its match's copy is this process's own and the seat still in it."""
         live, seat = self._live, self._seat
-        if self._moves.owns(live) and seat in live.seats:
-            return live, seat
+        if self._moves.owns(live):
+            for taken in live.seats:  # by identity: a seat's dataclass equality compares every field
+                if taken is seat:
+                    return live, seat
         return None
 
     async def _located(self, *, write: bool = False) -> tuple[LiveMatch, Seat]:

@@ -38,13 +38,25 @@ class Setup:
         return render_rules(self.spec)
 
 
-_setups: OrderedDict[tuple[type, type | None, bytes], Setup] = OrderedDict()
+SetupKey = tuple[type, type | None, bytes]
+_setups: OrderedDict[SetupKey, Setup] = OrderedDict()
+_by_settings: dict[tuple[type, int], tuple[SetupKey, Setup]] = {}
+"""The cached setups by (class, id of their parsed config): a config a setup parsed, handed back (an
+arena starts its matches with the config it parsed), is its setup, with no JSON text to key it by.
+The setup holds its config, so an id here is never reused while its entry is kept."""
 _lock = threading.Lock()
 
 
 def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | None) -> Setup:
     """The setup of a game class (its `Config`, `parse_config` and `build_spec`) under `config`: from
     the cache, or parsed (raising pydantic's ValidationError for a bad config, never cached) and built."""
+    if isinstance(config, BaseModel):
+        known = _by_settings.get((game_cls, id(config)))
+        if known is not None and known[1].settings is config:
+            with _lock:
+                if _setups.get(known[0]) is known[1]:
+                    _setups.move_to_end(known[0])
+                    return known[1]
     key = _key(game_cls, config)
     if key is not None:
         with _lock:
@@ -57,12 +69,15 @@ def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | No
     if key is not None:
         with _lock:
             _setups[key] = setup
+            _by_settings[game_cls, id(setup.settings)] = key, setup
             if len(_setups) > MAX_SETUPS:
-                _setups.popitem(last=False)
+                (cls, _, _), dropped = _setups.popitem(last=False)
+                if _by_settings.get((cls, id(dropped.settings)), (None, None))[1] is dropped:
+                    del _by_settings[cls, id(dropped.settings)]
     return setup
 
 
-def _key(game_cls: type[Any], config: object) -> tuple[type, type | None, bytes] | None:
+def _key(game_cls: type[Any], config: object) -> SetupKey | None:
     """The class, the config's own class (None for plain data) and the config's JSON text."""
     if config is None or (type(config) is dict and not config):
         return game_cls, None, b"{}"  # the defaults: the JSON text of an empty config
