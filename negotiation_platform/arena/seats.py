@@ -44,7 +44,7 @@ class SeatMoves:
     ) -> None:
         self._table, self._committer, self._clocks = table, committer, clocks
         self.access, self.waiters = access, waiters
-        self._policy, self._clock = policy, clock
+        self.policy, self.clock = policy, clock
 
     def owns(self, live: LiveMatch) -> bool:
         """Whether `live` is this process's own copy of its match (see `MatchTable.owns`)."""
@@ -52,16 +52,16 @@ class SeatMoves:
 
     def turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> TurnState:
         """The seat's turn state now (the caller makes sure nothing changes the match meanwhile)."""
-        return TurnState(live, seat, cursor, include_prompt, self._policy, self._clock)
+        return TurnState(live, seat, cursor, include_prompt, self.policy, self.clock)
 
     async def read_turn(self, find: Locate, cursor: int, include_prompt: bool) -> TurnState:
         """The seat's turn state as committed. A match whose lock is free is read at once: no change is
         under way, and none can start while this reads (it does not wait in between)."""
         live, seat = await find()
         if not live.lock.locked() and self._table.holds(live):
-            return TurnState(live, seat, cursor, include_prompt, self._policy, self._clock)
+            return TurnState(live, seat, cursor, include_prompt, self.policy, self.clock)
         async with self._table.committed(find) as (live, seat):
-            return TurnState(live, seat, cursor, include_prompt, self._policy, self._clock)
+            return TurnState(live, seat, cursor, include_prompt, self.policy, self.clock)
 
     async def act(self, live: LiveMatch, seat: Seat, action_type: object, payload: object) -> Acted:
         action, data = action_arguments(action_type, payload)
@@ -81,7 +81,7 @@ class SeatMoves:
         match = live.match
         assert match is not None
         committer = self._committer
-        if self._policy.steps_in_thread or live.lock.locked():
+        if self.policy.steps_in_thread or live.lock.locked():
             async with live.lock:
                 before = len(match.events)
                 await committer.mutate(live, lambda: self._change(live, change, before))
@@ -129,11 +129,12 @@ class LocalSeat:
     ) -> TurnState:
         """The seat's turn state, with its events after cursor `since`; waits up to `wait_seconds` for its
         turn or something new (see `Arena.get_turn_state`)."""
-        cursor, moves = _cursor(since), self._moves
+        cursor = since if type(since) is int and since >= 0 else _cursor(since)
+        moves = self._moves
         if not wait_seconds:
             found = self._current()
             if found is not None and not found[0].lock.locked():  # as `read_turn` reads a match nobody changes
-                return moves.turn_state(found[0], found[1], cursor, include_prompt)
+                return TurnState(found[0], found[1], cursor, include_prompt, moves.policy, moves.clock)
             return await moves.read_turn(self._located, cursor, include_prompt)
 
         async def locate() -> tuple[LiveMatch, Callable[[], TurnState]]:

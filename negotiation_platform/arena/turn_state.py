@@ -117,7 +117,8 @@ class TurnState(Mapping[str, Any]):
         self.round, self.rounds, self.phase = match.round, match.spec.rounds, match.phase
         acting = self.acting = match.acting()
         self.your_turn = me in acting
-        deadline = seat_deadline(live, match, me, policy)
+        # without a turn clock, the seat's deadline is the phase's (see `seat_deadline`)
+        deadline = match.deadline if policy.turn_timeout is None else seat_deadline(live, match, me, policy)
         self.deadline_seconds = None if deadline is None else max(0.0, round(deadline - clock(), 3))
         self._made = {}
         self._plain = _PLAIN_RUNNING
