@@ -3,6 +3,7 @@ validators, results copied without asdict, setups shared per game and config, im
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 from collections.abc import Callable
@@ -13,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from negotiation_platform.arena import Arena
+from negotiation_platform.arena.live import LiveMatch
 from negotiation_platform.engine import Event, EventKind, Match
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games import Split100Game
@@ -235,6 +238,38 @@ def test_setups_are_bounded() -> None:
         shared_setup(Split100Game, {"total": total})
     assert shared_setup(Split100Game, {"total": 1}).spec is not spec  # the oldest setup was let go
     assert shared_setup(Split100Game, {"total": 1}).spec == spec
+
+
+def test_a_parsed_config_handed_back_finds_its_setup() -> None:
+    """A config a setup parsed is that setup (found by identity, as an arena starts its matches), for its
+    own game class only; an equal config made anew finds it by its JSON text; an evicted one is parsed again."""
+    setup = shared_setup(Split100Game, {"total": 7})
+    assert shared_setup(Split100Game, setup.settings) is setup
+    assert shared_setup(Split100Game, Split100Game.Config(total=7)).spec == setup.spec
+    settings = setup.settings
+    assert isinstance(settings, Split100Game.Config)
+    assert Split100Game(config=settings).spec is setup.spec
+    for total in range(8, MAX_SETUPS + 10):
+        shared_setup(Split100Game, {"total": total})
+    again = shared_setup(Split100Game, setup.settings)
+    assert again is not setup
+    assert again.spec == setup.spec
+
+
+def test_an_arena_starts_its_match_from_the_config_it_parsed() -> None:
+    async def started() -> LiveMatch:
+        arena = Arena()
+        first = await arena.start_game("split_100", config={"total": 9}, seed=1)
+        await arena.join_game(first["match_id"])
+        (live,) = arena.held_matches()
+        return live
+
+    live = asyncio.run(started())
+    assert live.match is not None
+    assert live.match.game.settings is live.settings
+    assert live.config == {**Split100Game.Config().model_dump(mode="json"), "total": 9}
+    assert live.settings is not None
+    assert live.settings.model_dump(mode="json") == live.config
 
 
 def test_events_are_immutable_and_keep_their_json_shape() -> None:

@@ -30,7 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 
@@ -508,7 +508,7 @@ def game_config(entry: GameEntry, config: object) -> GameConfig:
     if config is not None and not isinstance(config, dict):
         raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")
     try:
-        return shared_setup(entry.cls, config).settings  # parsed once per distinct config
+        return cast(GameConfig, shared_setup(entry.cls, config).settings)  # parsed once per distinct config
     except ValidationError as exc:
         problems = validation_problems(exc, "(config)")
         raise NegotiationError(
