@@ -91,15 +91,15 @@ def test_bad_reply_is_refused_with_its_reason_and_changes_nothing(registry: Regi
     env = TextEnv("split_100", registry=registry)
     env.reset(seed=1)
     logged, before = len(env.match.events), env.prompt("player_1")
-    for reply, reason in [
-        ("I propose fifty-fifty.", "contains no JSON object"),
-        ('{"action_type": "accept", "payload": {}}', "not one of the allowed actions"),
-        ('{"action_type": "propose", "payload": {"mine": 150}}', "mine"),
+    for reply, reason, code in [
+        ("I propose fifty-fifty.", "contains no JSON object", ErrorCode.INVALID_ARGUMENT),
+        ('{"action_type": "accept", "payload": {}}', "not one of the allowed actions", ErrorCode.INVALID_ARGUMENT),
+        ('{"action_type": "propose", "payload": {"mine": 150}}', "mine", ErrorCode.INVALID_PAYLOAD),  # the arena's
     ]:
         env.reset(seed=1)
         step = env.step("player_1", reply)
         assert not step.accepted and not step.defaulted and not step.done
-        assert step.error is not None and reason in step.error
+        assert step.error is not None and reason in step.error and step.code is code
         assert step.rewards == {"player_1": 0.0, "player_2": 0.0}
         assert len(env.match.events) == logged and env.to_move() == ("player_1",)
         after = env.prompt("player_1")
@@ -125,7 +125,7 @@ def test_after_max_retries_the_default_move_is_played(registry: Registry) -> Non
     assert env.match.phase == "split"
     steps = [env.step("player_1", "no idea") for _ in range(3)]
     assert [s.defaulted for s in steps] == [False, False, True]
-    assert all(not s.accepted and s.error for s in steps)
+    assert all(not s.accepted and s.error and s.code is ErrorCode.INVALID_ARGUMENT for s in steps)
     assert env.to_move() == ("player_2",)
     timeout = [e for e in env.match.events if e.kind is EventKind.TIMEOUT][-1]
     assert timeout.data["forfeit"] is True and timeout.data["players"] == ["player_1"]

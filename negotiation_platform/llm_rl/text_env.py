@@ -64,6 +64,8 @@ class TextStep(BaseModel):
     accepted: bool
     error: str | None = None
     """Why the reply was refused, worded for the model (it is also shown in the seat's next prompt)."""
+    code: ErrorCode | None = None
+    """The refusal's stable code: `invalid_argument` for an unreadable reply, else the arena's own."""
     defaulted: bool = False
     """Too many refusals in a row: the phase's default move was played instead."""
     rewards: dict[str, float]
@@ -157,18 +159,18 @@ class TextEnv:
         decision, problem = grammars.read(self.grammar, text, turn)
         start = len(self._match.events)
         if decision is None:
-            error = f"That reply was not usable: {problem}"
+            error, code = f"That reply was not usable: {problem}", ErrorCode.INVALID_ARGUMENT
         else:
             refused = self._carry_out(seat, decision, bool(turn["messaging"].get("uses_turn")))
             if refused is None:
                 return self._stepped(seat, start, accepted=True)
-            error = f"Your previous move was refused by the arena: {refused.message} Fix it."
+            error, code = f"Your previous move was refused by the arena: {refused.message} Fix it.", refused.code
         self._refused[seat] += 1
         if self._refused[seat] <= self.max_retries:
             self._last_error[seat] = error
-            return TextStep(accepted=False, error=error, rewards=dict.fromkeys(self.seats, 0.0), done=False)
+            return TextStep(accepted=False, error=error, code=code, rewards=dict.fromkeys(self.seats, 0.0), done=False)
         self._match.play_default(seat, f"{self.max_retries + 1} refused replies in a row: {error}", forfeit=True)
-        return self._stepped(seat, start, accepted=False, error=error, defaulted=True)
+        return self._stepped(seat, start, accepted=False, error=error, code=code, defaulted=True)
 
     def payoffs(self) -> dict[str, float]:
         """The final payoffs, as the match's `GameResult` gives them (refused before the match is over)."""
@@ -233,7 +235,14 @@ class TextEnv:
         return None
 
     def _stepped(
-        self, seat: str, start: int, *, accepted: bool, error: str | None = None, defaulted: bool = False
+        self,
+        seat: str,
+        start: int,
+        *,
+        accepted: bool,
+        error: str | None = None,
+        code: ErrorCode | None = None,
+        defaulted: bool = False,
     ) -> TextStep:
         """`seat`'s move was made: its refusals are forgotten, and the step's rewards are the per-round rewards
         its events report and, at the end, the rest of the payoffs."""
@@ -249,7 +258,7 @@ class TextEnv:
                 rest = payoff - self._paid[rewarded]
                 rewards[rewarded] += rest
                 self._credit(self._match.round, rewarded, rest)
-        return TextStep(accepted=accepted, error=error, defaulted=defaulted, rewards=rewards, done=self.done)
+        return TextStep(accepted=accepted, error=error, code=code, defaulted=defaulted, rewards=rewards, done=self.done)
 
     def _credit(self, round_number: int, seat: str, reward: float) -> None:
         while len(self.round_rewards) < round_number:
