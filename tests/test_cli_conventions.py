@@ -127,7 +127,9 @@ def test_errors_are_one_plain_line_unless_json() -> None:
     }
 
 
-@pytest.mark.parametrize("argv", [["serve", "mcp"], ["serve", "a2a", "--port", "9000"], ["serve", "mcp", "--bogus"]])
+@pytest.mark.parametrize(
+    "argv", [["serve", "mcp"], ["serve", "a2a", "--port", "9000"], ["serve", "mcp", "--bogus"], ["serve", "openenv"]]
+)
 def test_serving_a_transport_that_is_not_installed_says_what_to_install(
     argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -35,7 +35,11 @@ class Transport(Protocol):
         """A client for the arena behind `via`, usable wherever an `Arena` is."""
 
 
-SHIPPED_TRANSPORTS = {"mcp": "negotiation-platform[mcp]", "a2a": "negotiation-platform[a2a]"}
+SHIPPED_TRANSPORTS = {
+    "mcp": "negotiation-platform[mcp]",
+    "a2a": "negotiation-platform[a2a]",
+    "openenv": "negotiation-platform[openenv]",
+}
 """The transports this project ships, each a distribution of its own, and the requirement that installs it."""
 
 
