@@ -9,7 +9,7 @@ runs as a subprocess (β = 0: Advantage Alignment's credit is the plain leave-on
 over the same evaluation seeds for the model at the start, at the end, and for the random agent in its place,
 the training's wall time, and the load average with each figure.
 
-`--social` adds the paper's comparison on Trust-and-Split in self-play (hands alternate, so the round's starter
+`--social` runs instead the paper's comparison on Trust-and-Split in self-play (hands alternate, so the round's starter
 wins and knows it; no talk; 3 rounds): Advantage Alignment (β = 2, γ = 0.96) against the same loop with β = 0
 (plain group-relative policy gradient), the same warm-started model, seeds and steps; printed, the collective
 payoff of each model in self-play on the evaluation seeds.
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,9 @@ from pydantic import BaseModel
 NO_PRESS = "no_press"
 TRUST = "trust_and_split"
 TRUST_CONFIG = {"hands": "alternating", "messages_per_round": 0, "rounds": 3}
+LEARNING_RATE = 2e-3
+"""AdamW's first step moves every weight by about the learning rate: at 1e-2 one step of a width-32 model drowned
+the warm start (every reply unusable from step 2 on)."""
 EVAL_SEEDS = 20_000
 """Evaluation seeds start here: away from the training seeds (0..steps-1) and the warm start's (10,000..)."""
 
@@ -83,7 +87,8 @@ def evaluate(model_dir: Path, game: str, specs: Sequence[str], matches: int, con
 
     registry = Registry()
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).eval()
+    model: Any = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True)
+    model.eval()
     policy = Policy(model, tokenizer, "cpu", max_new_tokens=6, seed=EVAL_SEEDS)
     env = TextEnv(game, config=config, registry=registry, grammar="compact", max_retries=0)
     seats = [seat for seat, spec in zip(env.seats, specs, strict=True) if spec == SELF] or [env.seats[0]]
@@ -99,12 +104,16 @@ def train(model_dir: Path, out: Path, game: str, extra: Sequence[str], steps: in
     command = [
         sys.executable, "-m", "negotiation_platform.cli.main", "train-llm", game, "--model", str(model_dir),
         "--algo", "ad-align", "--grammar", "compact", "--steps", str(steps), "--group-size", str(group),
-        "--max-completion-length", "6", "--lr", "0.01", "--out", str(out), "--json", *extra,
+        "--max-completion-length", "6", "--lr", str(LEARNING_RATE), "--out", str(out), "--json", *extra,
     ]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"train-llm failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     summary: dict[str, Any] = json.loads(done.stdout)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(f"  train-llm: {summary['seconds']:.0f} s training, {cpu:.0f} s of CPU time in all", flush=True)
     return summary
 
 
@@ -154,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> list[Figure]:
     parser.add_argument("--steps", type=int, default=40, help="training steps (one seed of --group rollouts each)")
     parser.add_argument("--group", type=int, default=8, help="rollouts per seed")
     parser.add_argument("--matches", type=int, default=24, help="evaluation matches (seeds) per figure")
-    parser.add_argument("--social", action="store_true", help="also Advantage Alignment vs β = 0 on Trust-and-Split")
+    parser.add_argument("--social", action="store_true", help="Advantage Alignment vs β = 0 on Trust-and-Split instead")
     parser.add_argument("--quick", action="store_true", help="2 steps of 2 rollouts: the pipeline, not the learning")
     parser.add_argument("--out", type=Path, default=None, help="keep the models and runs here (default: a temp dir)")
     args = parser.parse_args(argv)
@@ -164,9 +173,7 @@ def main(argv: Sequence[str] | None = None) -> list[Figure]:
     with tempfile.TemporaryDirectory() as temporary:
         work = args.out or Path(temporary)
         started = time.monotonic()
-        figures = learning(work, steps, group, matches, warm)
-        if args.social:
-            figures += social(work, steps, group, matches, warm)
+        figures = (social if args.social else learning)(work, steps, group, matches, warm)
         print(f"{'total wall time (s)':<44} {time.monotonic() - started:>10.1f}   (load {load()})")
     return figures
 

@@ -56,7 +56,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int = 2000) -> Any:
         show_progress=False,
     )
     bpe.train_from_iterator(texts, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # transformers leaves it untyped
         tokenizer_object=bpe,
         eos_token="<|im_end|>",
         pad_token="<|endoftext|>",
@@ -98,7 +98,7 @@ def tiny_model(tokenizer: Any, seed: int = 0, hidden_size: int = 16, layers: int
         bos_token_id=None,
     )
     torch.manual_seed(seed)
-    return AutoModelForCausalLM.from_config(config)
+    return AutoModelForCausalLM.from_config(config)  # type: ignore[no-untyped-call]  # untyped in transformers
 
 
 def prompt_ids(tokenizer: Any, prompt: SeatPrompt) -> Any:
@@ -159,7 +159,7 @@ def warm_start(
         for prompt, reply in examples:
             ids = torch.tensor([prompt + reply])
             logits = model(input_ids=ids).logits[0, len(prompt) - 1 : -1]
-            loss = torch.nn.functional.cross_entropy(logits, ids[0, len(prompt) :])
+            loss: Any = torch.nn.functional.cross_entropy(logits, ids[0, len(prompt) :])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
