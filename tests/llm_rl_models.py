@@ -15,27 +15,11 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import trl
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen2Config
-
+from negotiation_platform.llm_rl.tiny_model import save_tiny_model as save_model
+from negotiation_platform.llm_rl.tiny_model import tiny_model as build_model
+from negotiation_platform.llm_rl.tiny_model import train_tokenizer
 from negotiation_platform.registry import Registry
 from negotiation_platform.spec.rules_text import render_rules
-
-SPECIAL_TOKENS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<tool_call>",
-    "</tool_call>",
-    "<tool_response>",
-    "</tool_response>",
-    "<think>",
-    "</think>",
-]
-VOCAB_SIZE = 2000
-"""An upper bound: the corpus is small, so the merges run out first (about 1,350 tokens)."""
-CHAT_TEMPLATE = Path(trl.__file__).parent / "chat_templates" / "qwen3.jinja"
 
 
 def corpus(registry: Registry | None = None) -> list[str]:
@@ -47,53 +31,17 @@ def corpus(registry: Registry | None = None) -> list[str]:
 
 
 @cache
-def tiny_tokenizer() -> PreTrainedTokenizerFast:
+def tiny_tokenizer() -> Any:
     """A byte-level BPE tokenizer (every string encodable) with the chat template TRL recognises as Qwen3."""
-    bpe = Tokenizer(models.BPE(unk_token=None))
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE,
-        special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    bpe.train_from_iterator(corpus(), trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIAL_TOKENS[1:],
-    )
-    tokenizer.chat_template = CHAT_TEMPLATE.read_text()
-    return tokenizer
+    return train_tokenizer(corpus())
 
 
-def tiny_model(tokenizer: PreTrainedTokenizerFast | None = None, seed: int = 0) -> Any:
+def tiny_model(tokenizer: Any | None = None, seed: int = 0) -> Any:
     """A one-layer Qwen2 of hidden size 16 over `tokenizer`'s vocabulary, its weights drawn with `seed`."""
-    import torch
-
-    tokenizer = tokenizer or tiny_tokenizer()
-    config = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=4096,
-        tie_word_embeddings=True,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=None,
-    )
-    torch.manual_seed(seed)
-    return AutoModelForCausalLM.from_config(config)
+    return build_model(tokenizer or tiny_tokenizer(), seed=seed)
 
 
 def save_tiny_model(folder: Path) -> Path:
     """The tiny model and its tokenizer saved in `folder` as a local model folder (what `hf:` and `train-llm` load)."""
     tokenizer = tiny_tokenizer()
-    tiny_model(tokenizer).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_model(folder, tiny_model(tokenizer), tokenizer)

@@ -122,6 +122,13 @@ def add_train_llm(sub: Subcommands) -> None:
     train.add_argument("--beta", type=float, default=2.0, help="ad-align: weight of the opponent-shaping term")
     train.add_argument("--gamma", type=float, default=0.96, help="ad-align: discount of the per-round returns")
     train.add_argument("--save-every", type=int, default=0, help="write OUT/checkpoint-<step> every N steps (0: none)")
+    train.add_argument(
+        "--grammar",
+        choices=["json", "compact"],
+        default="json",
+        help="the replies' grammar: json (the llm: agent's) or compact (`split 7`, for small models); ad-align reads "
+        "the model's replies in it, grpo writes its tool calls in it",
+    )
     train.add_argument("--config", type=json_object, default=None, help="the game's config as a JSON object")
     train.add_argument(
         "--out", default="runs/train-llm", help="folder for checkpoints, final/, curve.csv and summary.json"
@@ -151,6 +158,7 @@ def cmd_train_llm(args: argparse.Namespace, registry: Registry, console: Console
         beta=args.beta,
         gamma=args.gamma,
         save_every=args.save_every,
+        grammar=args.grammar,
         config=args.config,
         registry=registry,
     )

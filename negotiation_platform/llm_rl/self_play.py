@@ -26,8 +26,10 @@ from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.advantages import ad_align_credit, discounted_returns, rloo_advantages
+from negotiation_platform.llm_rl.grammar import Grammar
 from negotiation_platform.llm_rl.seat_agents import AgentSeat
 from negotiation_platform.llm_rl.text_env import TextEnv
+from negotiation_platform.llm_rl.tiny_model import prompt_ids
 from negotiation_platform.llm_rl.train import CurvePoint, lora_config
 from negotiation_platform.registry import Registry
 
@@ -124,12 +126,7 @@ class Policy:
         """`seat`'s reply to its prompt now, stepped into `env`."""
         from negotiation_platform.llm_rl.hf_agent import decode
 
-        prompt = env.prompt(seat)
-        chat = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
-        encoded = self.tokenizer.apply_chat_template(
-            chat, add_generation_prompt=True, return_tensors="pt", return_dict=True
-        )
-        ids = encoded["input_ids"].to(self.device)
+        ids = prompt_ids(self.tokenizer, env.prompt(seat)).to(self.device)
         self.model.eval()
         tokens = decode(self.model, ids, self.stops, self.options, self.generator)
         played = SeatReply(seat=seat, round=env.match.round, prompt_ids=ids[0].tolist(), reply_ids=tokens)
@@ -202,9 +199,11 @@ def train_ad_align(
     save_every: int,
     config: dict[str, Any] | None,
     registry: Registry,
+    grammar: Grammar = "json",
 ) -> tuple[Any, Any, list[CurvePoint], str]:
     """Train `source`'s model by Advantage Alignment for `steps` groups, with `checkpoint-<step>/` in `out` every
-    `save_every` steps (0: none). Returns the trained model, its tokenizer, each step's mean reward and the device."""
+    `save_every` steps (0: none), the replies read in `grammar`. Returns the trained model, its tokenizer, each
+    step's mean reward and the device."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -219,7 +218,7 @@ def train_ad_align(
         model = get_peft_model(model, lora_config())
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)
     policy = Policy(model, tokenizer, device, max_new_tokens, seed)
-    env = TextEnv(game, config=config, registry=registry, max_retries=0)
+    env = TextEnv(game, config=config, registry=registry, grammar=grammar, max_retries=0)
     learners = [seat for seat, spec in zip(env.seats, specs, strict=True) if spec == SELF]
     curve: list[CurvePoint] = []
     for step in range(1, steps + 1):

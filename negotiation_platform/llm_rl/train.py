@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.advantages import TRUST_AND_SPLIT_BETA, TRUST_AND_SPLIT_GAMMA
+from negotiation_platform.llm_rl.grammar import Grammar
 from negotiation_platform.llm_rl.trl_env import make_trl_env, seed_dataset
 from negotiation_platform.registry import Registry
 
@@ -57,6 +58,7 @@ class TrainSummary(BaseModel):
     """Advantage Alignment's β and γ (ad-align only)."""
     gamma: float | None = None
     save_every: int = 0
+    grammar: Grammar = "json"
     start_mean_reward: float | None
     end_mean_reward: float | None
     seconds: float
@@ -80,14 +82,16 @@ def train_llm(
     beta: float = TRUST_AND_SPLIT_BETA,
     gamma: float = TRUST_AND_SPLIT_GAMMA,
     save_every: int = 0,
+    grammar: Grammar = "json",
     config: dict[str, Any] | None = None,
     registry: Registry | None = None,
 ) -> TrainSummary:
     """Train `model` (a local folder: weights, config, tokenizer with a tool-calling chat template) on `game`.
 
     `opponents` defaults to `self` for ad-align (self-play) and `concession` for grpo, where `self` is a frozen
-    copy of the model as it was at the start (`hf:MODEL`). Bad arguments, an unknown game or opponent are refused
-    (NegotiationError) before any model is trained and before anything is written."""
+    copy of the model as it was at the start (`hf:MODEL`). `grammar` is the replies' (ad-align: what the model
+    writes; grpo: how its tool calls are written to the text environment). Bad arguments, an unknown game or
+    opponent are refused (NegotiationError) before any model is trained and before anything is written."""
     if algo not in ALGOS:
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown algorithm {algo!r}: one of {', '.join(ALGOS)}.")
     if group_size < 2:
@@ -114,11 +118,13 @@ def train_llm(
         network, tokenizer, curve, device = train_ad_align(
             game, source, Path(out), specs=specs, lora=lora, group_size=group_size, steps=steps, seed=seed,
             max_new_tokens=max_completion_length, learning_rate=learning_rate, beta=beta, gamma=gamma,
-            save_every=save_every, config=config, registry=registry,
+            save_every=save_every, config=config, registry=registry, grammar=grammar,
         )  # fmt: skip
         done = len(curve)
     else:
-        environment = make_trl_env(game, opponents=frozen_self(opponents, source), config=config, registry=registry)
+        environment = make_trl_env(
+            game, opponents=frozen_self(opponents, source), grammar=grammar, config=config, registry=registry
+        )
         trainer, device = _trainer(
             source, environment, Path(out), lora, group_size, steps, seed, max_completion_length, learning_rate,
             save_every,
@@ -142,6 +148,7 @@ def train_llm(
         beta=beta if algo == "ad-align" else None,
         gamma=gamma if algo == "ad-align" else None,
         save_every=save_every,
+        grammar=grammar,
         start_mean_reward=curve[0].mean_reward if curve else None,
         end_mean_reward=curve[-1].mean_reward if curve else None,
         seconds=round(time.monotonic() - started, 3),
