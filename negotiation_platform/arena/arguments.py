@@ -42,7 +42,8 @@ def action_arguments(action_type: object, payload: object) -> tuple[str, dict[st
         where, why = problem  # before measuring it: serialising data nested thousands deep would recurse
         field = ".".join(str(p) for p in where) or "(payload)"
         raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
-    payload_size(payload)
+    if payload is not None:
+        payload_size(payload)
     return text_argument("action_type", action_type), payload
 
 

@@ -17,7 +17,7 @@ methods take them so. The catalogue (`negotiation_platform.catalogue`) names eac
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -35,7 +35,7 @@ MAX_PAGE = 500
 
 GameId = Annotated[str, Field(description="A game id from list_games, e.g. 'split_100'.")]
 Config = Annotated[
-    dict[str, JsonValue] | None, Field(description="Game config overriding defaults; see the spec from get_game_rules.")
+    dict[str, Any] | None, Field(description="Game config overriding defaults; see the spec from get_game_rules.")
 ]
 Name = Annotated[str | None, Field(description="Your display name; becomes your agent id.")]
 MatchId = Annotated[str, Field(description="The match id returned by start_game or list_matches.")]
@@ -156,17 +156,17 @@ class PrivateMessageRequest(SeatRequest):
     content: Content
 
 
-def payload_size(payload: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
+def payload_size(payload: dict[str, Any]) -> dict[str, Any]:
     """`payload` (plain JSON already), unless larger than `MAX_TEXT_CHARS` characters as JSON: then refused."""
     chars = plain_json_chars(payload)  # the usual payload: flat, and short
-    if (chars is None or chars > MAX_TEXT_CHARS) and payload is not None and len(to_json(payload)) > MAX_TEXT_CHARS:
+    if (chars is None or chars > MAX_TEXT_CHARS) and len(to_json(payload)) > MAX_TEXT_CHARS:
         raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"payload is larger than {MAX_TEXT_CHARS} characters.")
     return payload
 
 
 class ActionRequest(SeatRequest):
     action_type: str = Field(description="One of the turn state's allowed_actions, e.g. 'propose'.")
-    payload: Annotated[dict[str, JsonValue] | None, AfterValidator(payload_size)] = Field(
+    payload: Annotated[dict[str, Any], AfterValidator(payload_size)] | None = Field(
         default=None,
         description="The action's payload, matching that action's payload_schema ({} or left out for none).",
     )
