@@ -18,8 +18,8 @@ HELP_WIDTH = "100"
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     """The subcommands of `parser` by name, in the order they were added."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
+    for action in parser._actions:  # noqa: SLF001 (argparse lists a parser's arguments under no public name)
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001 (nor names the subcommands' type)
             return dict(action.choices)
     return {}
 

@@ -39,7 +39,8 @@ async def test_catalogue(registry) -> None:
     await refused(ErrorCode.UNKNOWN_GAME, arena.get_game_rules("chess"))
     err = await refused(ErrorCode.INVALID_CONFIG, arena.start_game("split_100", config={"rounds": -1}))
     assert err.details["problems"][0]["field"] == "rounds"
-    await refused(ErrorCode.INVALID_CONFIG, arena.start_game("split_100", config=[1]))  # type: ignore[arg-type]
+    # not an object: the request's refusal, as over the network (the game's config model reads only objects)
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.start_game("split_100", config=[1]))  # type: ignore[arg-type]
 
 
 async def test_seats_tokens_and_start(registry) -> None:
@@ -76,11 +77,12 @@ async def test_each_error_code_reaches_the_caller(registry) -> None:
     tok = a["token"]
     await refused(ErrorCode.UNKNOWN_ACTION, arena.perform_action(match_id, tok, "teleport", {}))
     await refused(ErrorCode.INVALID_PAYLOAD, arena.perform_action(match_id, tok, "propose", {"mine": 101}))
-    await refused(ErrorCode.INVALID_PAYLOAD, arena.perform_action(match_id, tok, "propose", "50"))  # type: ignore[arg-type]
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.perform_action(match_id, tok, "propose", "50"))  # type: ignore[arg-type]
     await refused(ErrorCode.INVALID_ACTION, arena.perform_action(match_id, tok, "accept", {}))
     await refused(ErrorCode.PHASE_CLOSED, arena.send_private_message(match_id, tok, ["bob"], "hi"))  # public-only game
     await refused(ErrorCode.MESSAGE_TOO_LONG, arena.send_public_message(match_id, tok, "x" * 501))
-    await refused(ErrorCode.MESSAGE_TOO_LONG, arena.send_public_message(match_id, tok, "x" * 70_000))
+    # past the boundary's text limit: the request's refusal, as over the network (the game's limit is lower)
+    await refused(ErrorCode.INVALID_ARGUMENT, arena.send_public_message(match_id, tok, "x" * 70_000))
     await refused(ErrorCode.INVALID_ARGUMENT, arena.send_public_message(match_id, tok, 42))  # type: ignore[arg-type]
     await refused(ErrorCode.INVALID_ARGUMENT, arena.get_turn_state(match_id, tok, since=-1))
     await arena.send_public_message(match_id, tok, "hello")

@@ -17,6 +17,7 @@ from mcp import Client
 
 from negotiation_mcp.server import build_server
 from negotiation_platform.arena import Arena, ArenaApi
+from negotiation_platform.arena.requests import MatchRequest
 from negotiation_platform.catalogue import CATALOGUE
 from negotiation_platform.catalogue.remote import RemoteArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -235,12 +236,12 @@ async def test_an_mcp_client_reads_a_big_integer_of_an_answer_as_its_exact_strin
 ) -> None:
     arena = Arena()
     started = await arena.start_game("split_100", name="me")
-    real = Arena.get_result
+    real = Arena.get_result_request
 
-    async def with_a_big_number(self: Arena, match_id: str) -> dict[str, Any]:
-        return {**await real(self, match_id), "game_total": 2**63 + 1}
+    async def with_a_big_number(self: Arena, request: MatchRequest) -> dict[str, Any]:
+        return {**await real(self, request), "game_total": 2**63 + 1}
 
-    monkeypatch.setattr(Arena, "get_result", with_a_big_number)
+    monkeypatch.setattr(Arena, "get_result_request", with_a_big_number)
     async with Client(build_server(arena)) as client:
         result = await client.call_tool("get_result", {"match_id": started["match_id"]})
     assert not result.is_error

@@ -40,35 +40,52 @@ async def split_match() -> tuple[Arena, str, str]:
     return arena, a["match_id"], a["token"]
 
 
-async def refused_payload(arena: Arena, match_id: str, token: str, action: str, payload: Any) -> NegotiationError:
+async def refused_payload(
+    arena: Arena, match_id: str, token: str, action: str, payload: Any, code: ErrorCode = ErrorCode.INVALID_PAYLOAD
+) -> NegotiationError:
     before = arena.events(match_id)
     with pytest.raises(NegotiationError) as info:
         await arena.perform_action(match_id, token, action, payload)
-    assert info.value.code is ErrorCode.INVALID_PAYLOAD, info.value
+    assert info.value.code is code, info.value
     assert arena.events(match_id) == before  # a refusal changes nothing
     return info.value
 
 
+BOUNDARY = ErrorCode.INVALID_ARGUMENT
+"""What the request refuses before the game reads its payload or config (the boundary's limits), for
+every caller of the operation, in process as over the network."""
+
+
 @pytest.mark.parametrize(
-    ("payload", "says"),
+    ("payload", "says", "request_says"),
     [
-        ({"mine": "50"}, "valid integer"),
-        ({"mine": True}, "valid integer"),
-        ({"mine": 50.5}, "valid integer"),
-        ({"mine": None}, "valid integer"),
-        ({"mine": math.inf}, "finite"),
-        ({"mine": math.nan}, "finite"),
-        ({"mine": 50, "extra": nested(3_000)}, f"deeper than {MAX_DEPTH}"),
-        (nested(3_000), f"deeper than {MAX_DEPTH}"),
-        ({"mine": [50]}, "valid integer"),
-        ({"mine": 10**5_000}, f"larger than {MAX_INT_BITS} bits"),  # too long for json.dumps to write
-        ({"mine": 50, "note": [-(2**2_000)]}, f"larger than {MAX_INT_BITS} bits"),
+        ({"mine": "50"}, "valid integer", None),
+        ({"mine": True}, "valid integer", None),
+        ({"mine": 50.5}, "valid integer", None),
+        ({"mine": None}, "valid integer", None),
+        ({"mine": math.inf}, "finite", "NaN or infinite"),
+        ({"mine": math.nan}, "finite", "NaN or infinite"),
+        ({"mine": 50, "extra": nested(3_000)}, f"deeper than {MAX_DEPTH}", f"deeper than {MAX_DEPTH}"),
+        (nested(3_000), f"deeper than {MAX_DEPTH}", f"deeper than {MAX_DEPTH}"),
+        ({"mine": [50]}, "valid integer", None),
+        ({"mine": 10**5_000}, f"larger than {MAX_INT_BITS} bits", "integer beyond"),  # too long for json.dumps
+        ({"mine": 50, "note": [-(2**2_000)]}, f"larger than {MAX_INT_BITS} bits", "integer beyond"),
     ],
 )
-async def test_payloads_are_not_coerced(payload: Any, says: str) -> None:
+async def test_payloads_are_not_coerced(payload: Any, says: str, request_says: str | None) -> None:
+    """The game's model refuses what the request lets through; a seat of this process (`LocalSeat`,
+    no request) meets the same strict JSON checks where its payload comes in."""
     arena, match_id, token = await split_match()
-    error = await refused_payload(arena, match_id, token, "propose", payload)
-    assert says in error.message
+    if request_says is None:
+        error = await refused_payload(arena, match_id, token, "propose", payload)
+        assert says in error.message
+        return
+    error = await refused_payload(arena, match_id, token, "propose", payload, BOUNDARY)
+    assert request_says in error.message
+    seat = await arena.seat_for(match_id, token)
+    with pytest.raises(NegotiationError) as info:
+        await seat.act("propose", payload)
+    assert info.value.code is ErrorCode.INVALID_PAYLOAD and says in info.value.message, info.value
 
 
 @pytest.mark.parametrize("mine", [50, 50.0])
@@ -86,7 +103,7 @@ async def test_an_integer_fits_a_float_field_but_infinity_does_not() -> None:
     state = await arena.get_turn_state(a["match_id"], a["token"])
     token = a["token"] if state["your_turn"] else None
     assert token is not None
-    await refused_payload(arena, a["match_id"], token, "propose", {"gpu_hours": math.inf, "cpu_hours": 10})
+    await refused_payload(arena, a["match_id"], token, "propose", {"gpu_hours": math.inf, "cpu_hours": 10}, BOUNDARY)
     await refused_payload(arena, a["match_id"], token, "propose", {"gpu_hours": "40", "cpu_hours": 10})
     await arena.perform_action(a["match_id"], token, "propose", {"gpu_hours": 40, "cpu_hours": 40})
 
@@ -101,24 +118,24 @@ def test_the_engine_and_is_valid_action_are_as_strict() -> None:
 
 
 @pytest.mark.parametrize(
-    ("game_id", "config", "says"),
+    ("game_id", "config", "code", "says"),
     [
-        ("split_100", {"rounds": True}, "valid integer"),
-        ("split_100", {"rounds": "5"}, "valid integer"),
-        ("split_100", {"discount": "0.5"}, "valid number"),
-        ("split_100", {"seconds_per_turn": math.inf}, "finite"),
-        ("split_100", {"seconds_per_turn": math.nan}, "finite"),
-        ("company_car", {"buyer_batna": -math.inf}, "finite"),
-        ("company_car", {"batna_decay": {"buyer": math.nan}}, "finite"),
-        ("auction", {"pricing": 1}, "first"),
-        ("split_100", {"total": nested(3_000)}, f"deeper than {MAX_DEPTH}"),
+        ("split_100", {"rounds": True}, ErrorCode.INVALID_CONFIG, "valid integer"),
+        ("split_100", {"rounds": "5"}, ErrorCode.INVALID_CONFIG, "valid integer"),
+        ("split_100", {"discount": "0.5"}, ErrorCode.INVALID_CONFIG, "valid number"),
+        ("split_100", {"seconds_per_turn": math.inf}, BOUNDARY, "NaN or infinite"),
+        ("split_100", {"seconds_per_turn": math.nan}, BOUNDARY, "NaN or infinite"),
+        ("company_car", {"buyer_batna": -math.inf}, BOUNDARY, "NaN or infinite"),
+        ("company_car", {"batna_decay": {"buyer": math.nan}}, BOUNDARY, "NaN or infinite"),
+        ("auction", {"pricing": 1}, ErrorCode.INVALID_CONFIG, "first"),
+        ("split_100", {"total": nested(3_000)}, BOUNDARY, f"deeper than {MAX_DEPTH}"),
     ],
 )
-async def test_configs_are_not_coerced(game_id: str, config: dict[str, Any], says: str) -> None:
+async def test_configs_are_not_coerced(game_id: str, config: dict[str, Any], code: ErrorCode, says: str) -> None:
     arena = Arena()
     with pytest.raises(NegotiationError) as info:
         await arena.start_game(game_id, config=config)
-    assert info.value.code is ErrorCode.INVALID_CONFIG and says in info.value.message, info.value
+    assert info.value.code is code and says in info.value.message, info.value
     assert (await arena.list_matches())["matches"] == []
 
 

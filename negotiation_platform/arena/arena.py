@@ -28,30 +28,41 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from negotiation_platform.arena.arguments import (
     MAX_ARGUMENT_CHARS,
-    _cursor,
-    _match_query,
-    _name,
-    _text,
-    _unknown,
+    cursor_argument,
+    match_query,
     seat_id_base,
+    text_argument,
 )
 from negotiation_platform.arena.clocks import TurnClocks
 from negotiation_platform.arena.committer import Committer
 from negotiation_platform.arena.limits import CALLER, check_limits
 from negotiation_platform.arena.listing import listed, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
-from negotiation_platform.arena.match_table import MatchTable
+from negotiation_platform.arena.match_table import MatchTable, unknown_match
 from negotiation_platform.arena.match_views import spectator_state, turn_state
 from negotiation_platform.arena.persistence import match_record
-from negotiation_platform.arena.policy import ArenaPolicy, check_seed
+from negotiation_platform.arena.policy import ArenaPolicy
+from negotiation_platform.arena.requests import (
+    ActionRequest,
+    GameRulesRequest,
+    JoinGameRequest,
+    MatchListRequest,
+    MatchRequest,
+    PrivateMessageRequest,
+    PublicMessageRequest,
+    SeatRequest,
+    StartGameRequest,
+    TurnStateRequest,
+    WatchRequest,
+)
 from negotiation_platform.arena.rollback import start_match
 from negotiation_platform.arena.seat_access import SeatAccess
 from negotiation_platform.arena.seat_links import HUMAN_NAME, human_seat_count, seat_link
@@ -72,7 +83,9 @@ if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
 
 log = logging.getLogger(__name__)
-HouseDriver = Callable[[str, str, str, dict[str, Any]], None]
+Config = dict[str, JsonValue]
+"""A game config as a client sends it (JSON), read by the game's config model."""
+HouseDriver = Callable[[str, str, str, dict[str, JsonValue]], None]
 """(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
 __all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat"]
 """What this module gives: the arena, and (from where they moved) its live matches, seats and argument bound."""
@@ -163,9 +176,14 @@ class Arena:
     async def list_games(self) -> dict[str, Any]:
         return {"games": [entry.summary() for entry in self.registry.games().values()]}
 
-    async def get_game_rules(self, game_id: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        entry = self.registry.game(_text("game_id", game_id))
-        spec = entry.cls.spec_for(game_config(entry, config))
+    async def get_game_rules(self, game_id: str, config: Config | None = None) -> dict[str, Any]:
+        return await self.get_game_rules_request(
+            GameRulesRequest.read({"game_id": game_id, "config": config}, "get_game_rules")
+        )
+
+    async def get_game_rules_request(self, request: GameRulesRequest) -> dict[str, Any]:
+        entry = self.registry.game(request.game_id)
+        spec = entry.cls.spec_for(game_config(entry, request.config))
         return {"game_id": entry.game_id, "rules": render_rules(spec), "spec": spec.model_dump(mode="json")}
 
     # --- seats ----------------------------------------------------------------------------
@@ -173,14 +191,20 @@ class Arena:
     async def start_game(
         self,
         game_id: str,
-        config: dict[str, Any] | None = None,
+        config: Config | None = None,
         seed: int | None = None,
         name: str | None = None,
         *,
         reserve: int = 0,
         human_seats: int | None = None,
     ) -> dict[str, Any]:
-        """Create a match and take its first seat; returns the seat's secret token.
+        """`start_game_request` of these values (read as the operation's request, checked)."""
+        values = {"game_id": game_id, "config": config, "seed": seed, "name": name, "human_seats": human_seats}
+        return await self.start_game_request(StartGameRequest.read(values, "start_game"), reserve=reserve)
+
+    async def start_game_request(self, request: StartGameRequest, *, reserve: int = 0) -> dict[str, Any]:
+        """Create a match and take its first seat; returns the seat's secret token. (Its `opponents` are
+        the house seats', which seat them around this call.)
 
         The match's draws come from `seed` only in a reproducible arena; a served one derives
         them from its secret (see `ArenaPolicy`), and reveals the seed used once the match is over.
@@ -189,13 +213,11 @@ class Arena:
         `human_seats` takes that many more seats at once, for people, and answers their tokens and
         play links (see `seat_links`).
         """
-        entry = self.registry.game(_text("game_id", game_id))
-        parsed = game_config(entry, config)
-        check_seed(seed)
-        _name(name)
+        entry, name = self.registry.game(request.game_id), request.name
+        parsed = game_config(entry, request.config)
         spec = entry.cls.spec_for(parsed)
         reserve = min(max(reserve, 0), spec.roles.min_players - 1)
-        humans = human_seat_count(human_seats, spec.roles.min_players - 1 - reserve)
+        humans = human_seat_count(request.human_seats, spec.roles.min_players - 1 - reserve)
         caller = CALLER.get()
         creator = caller.key() if caller is not None else None
         await self._evict()
@@ -206,7 +228,7 @@ class Arena:
             entry=entry,
             config=parsed.model_dump(mode="json"),
             settings=parsed,
-            seed=self.policy.match_seed(match_id, seed),
+            seed=self.policy.match_seed(match_id, request.seed),
             seats_total=spec.roles.min_players,
             creator=creator,
             reserved=reserve + humans,
@@ -230,24 +252,34 @@ class Arena:
         return {**started, **seat_link(base, match_id, token)}
 
     async def join_game(
-        self, match_id: str, name: str | None = None, *, house: dict[str, Any] | None = None
+        self, match_id: str, name: str | None = None, *, house: dict[str, JsonValue] | None = None
+    ) -> dict[str, Any]:
+        """`join_game_request` of these values (read as the operation's request, checked)."""
+        request = JoinGameRequest.read({"match_id": match_id, "name": name}, "join_game")
+        return await self.join_game_request(request, house=house)
+
+    async def join_game_request(
+        self, request: JoinGameRequest, *, house: dict[str, JsonValue] | None = None
     ) -> dict[str, Any]:
         """Take the next free seat of a match; the match starts when the last seat is taken.
 
         `house` (never a transport argument) marks a seat the server plays itself, with what
         rebuilds its player (JSON): a resumed match hands it to `house_driver` with a fresh token.
         """
-        live = await self._table.find(match_id, write=True)
-        _name(name)
-        seat, token = await self._take_seat(live, name, house)
+        live = await self._table.find(request.match_id, write=True)
+        seat, token = await self._take_seat(live, request.name, house)
         return {"agent_id": seat.agent_id, "token": token, **seat_link(self.policy.play_base_url, live.match_id, token)}
 
     async def leave_game(self, match_id: str, token: str) -> dict[str, Any]:
+        """`leave_game_request` of these values (read as the operation's request, checked)."""
+        return await self.leave_game_request(SeatRequest.read({"match_id": match_id, "token": token}, "leave_game"))
+
+    async def leave_game_request(self, request: SeatRequest) -> dict[str, Any]:
         """Give up a seat. Before the match starts the seat is freed, and the match is dropped when its
         creator leaves (its other seats may be built-in opponents nobody else wants); once it runs,
         every later turn of the seat is its default move, logged as a timeout with the reason "left
         the match", so the others can finish. The token can still read a running match."""
-        live, seat = await self._access.seat(match_id, token, write=True)
+        live, seat = await self._access.seat(request.match_id, request.token, write=True)
         async with live.lock:
             if live.match is None:
                 if seat is live.seats[0]:
@@ -277,7 +309,7 @@ class Arena:
 
     async def seat_for(self, match_id: str, token: str) -> LocalSeat:
         """The seat `token` holds in the match, for a player in this process (see `LocalSeat`)."""
-        live, seat = await self._access.seat(match_id, token)
+        live, seat = await self._access.seat(unicode_text("match_id", match_id), token)
         return LocalSeat(self._moves, live, seat, token)
 
     async def get_turn_state(
@@ -288,34 +320,46 @@ class Arena:
         wait_seconds: float = 0,
         include_prompt: bool = True,
     ) -> dict[str, Any]:
+        """`get_turn_state_request` of these values (read as the operation's request, checked)."""
+        values = {"since": since, "wait_seconds": wait_seconds, "include_prompt": include_prompt}
+        request = TurnStateRequest.read({"match_id": match_id, "token": token, **values}, "get_turn_state")
+        return await self.get_turn_state_request(request)
+
+    async def get_turn_state_request(self, request: TurnStateRequest) -> dict[str, Any]:
         """Everything the seat needs now; waits up to `wait_seconds` for its turn or something new.
 
         `include_prompt=False` leaves out the prompt text, for agents that read only the data.
         """
-        cursor = _cursor(since)
-        if not isinstance(include_prompt, bool):
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "include_prompt must be true or false.")
-        if wait_seconds == 0 and type(wait_seconds) in (int, float):  # no wait: one read (most calls)
-            state = await self._moves.read_turn(lambda: self._access.seat(match_id, token), cursor, include_prompt)
-            return state.to_dict()
+        cursor, include_prompt = request.since or 0, request.include_prompt
+
+        def find() -> Awaitable[tuple[LiveMatch, Seat]]:
+            return self._access.seat(request.match_id, request.token)
+
+        if not request.wait_seconds:  # no wait: one read (most calls)
+            return (await self._moves.read_turn(find, cursor, include_prompt)).to_dict()
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
-            live, seat = await self._access.seat(match_id, token)
+            live, seat = await find()
             return live, lambda: turn_state(live, seat, cursor, include_prompt, self.policy, self._clock)
 
-        return await self._waiters.wait_for(locate, wait_seconds, lambda state: bool(state["your_turn"]))
+        return await self._waiters.wait_for(locate, request.wait_seconds, lambda state: bool(state["your_turn"]))
 
     async def watch(self, match_id: str, since: int | None = None, wait_seconds: float = 0) -> dict[str, Any]:
+        """`watch_request` of these values (read as the operation's request, checked)."""
+        values = {"match_id": match_id, "since": since, "wait_seconds": wait_seconds}
+        return await self.watch_request(WatchRequest.read(values, "watch"))
+
+    async def watch_request(self, request: WatchRequest) -> dict[str, Any]:
         """A spectator's view of a match: its status and the public events after cursor `since`; waits up
         to `wait_seconds` for something new. Needs no seat. A seat's private messages and sealed moves
         are never shown while the match runs, nor after it unless the policy reveals finished matches."""
-        cursor = _cursor(since)
+        cursor = request.since or 0
 
         async def locate() -> tuple[LiveMatch, Callable[[], dict[str, Any]]]:
-            live = await self._table.find(match_id)
+            live = await self._table.find(request.match_id)
             return live, lambda: spectator_state(live, cursor, self.policy)
 
-        return await self._waiters.wait_for(locate, wait_seconds, lambda _: False)
+        return await self._waiters.wait_for(locate, request.wait_seconds, lambda _: False)
 
     async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
         """The game as a spectator may see it once event `at` was logged (default: now), for drawing
@@ -323,10 +367,12 @@ class Arena:
         (`events`). Earlier states are rebuilt by replaying the match's inputs, off the event loop.
         For viewers; not a transport operation (the draws of a running match never leave the server)."""
 
-        async def find() -> tuple[LiveMatch, None]:
-            return await self._table.find(match_id), None
+        held_id = unicode_text("match_id", match_id)  # not a request: checked here, where it comes in
 
-        upto = None if at is None else _cursor(at)
+        async def find() -> tuple[LiveMatch, None]:
+            return await self._table.find(held_id), None
+
+        upto = None if at is None else cursor_argument(at)
         async with self._table.committed(find) as (live, _):
             state = spectator_state(live, 0, self.policy, with_events=False)
             match = live.match
@@ -346,35 +392,48 @@ class Arena:
         }
 
     async def send_public_message(self, match_id: str, token: str, content: str) -> dict[str, Any]:
-        live, seat = await self._access.running(match_id, token)
-        return (await self._moves.say(live, seat, content, None)).to_dict()
+        """`send_public_message_request` of these values (read as the operation's request, checked)."""
+        values = {"match_id": match_id, "token": token, "content": content}
+        return await self.send_public_message_request(PublicMessageRequest.read(values, "send_public_message"))
+
+    async def send_public_message_request(self, request: PublicMessageRequest) -> dict[str, Any]:
+        live, seat = await self._access.running(request.match_id, request.token)
+        return (await self._moves.say(live, seat, request.content, None)).to_dict()
 
     async def send_private_message(self, match_id: str, token: str, to: list[str], content: str) -> dict[str, Any]:
-        live, seat = await self._access.running(match_id, token)
-        if not isinstance(to, list):
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "`to` must be a list of agent ids.")
-        return (await self._moves.say(live, seat, content, to)).to_dict()
+        """`send_private_message_request` of these values (read as the operation's request, checked)."""
+        values = {"match_id": match_id, "token": token, "to": to, "content": content}
+        return await self.send_private_message_request(PrivateMessageRequest.read(values, "send_private_message"))
+
+    async def send_private_message_request(self, request: PrivateMessageRequest) -> dict[str, Any]:
+        live, seat = await self._access.running(request.match_id, request.token)
+        return (await self._moves.say(live, seat, request.content, request.to)).to_dict()
 
     async def perform_action(
-        self, match_id: str, token: str, action_type: str, payload: dict[str, Any] | None = None
+        self, match_id: str, token: str, action_type: str, payload: dict[str, JsonValue] | None = None
     ) -> dict[str, Any]:
-        live, seat = await self._access.running(match_id, token)
-        return (await self._moves.act(live, seat, action_type, payload)).to_dict()
+        """`perform_action_request` of these values (read as the operation's request, checked)."""
+        values = {"match_id": match_id, "token": token, "action_type": action_type, "payload": payload}
+        return await self.perform_action_request(ActionRequest.read(values, "perform_action"))
+
+    async def perform_action_request(self, request: ActionRequest) -> dict[str, Any]:
+        live, seat = await self._access.running(request.match_id, request.token)
+        return (await self._moves.act(live, seat, request.action_type, request.payload)).to_dict()
 
     async def play_default(self, match_id: str, token: str, reason: str) -> dict[str, Any]:
         """Forfeit the seat's move: the phase's default action is played and the reason logged.
 
         For hosts that relay a remote agent (a late, garbled or illegal reply); not a transport operation.
         """
-        live, seat = await self._access.running(match_id, token)
-        return (await self._moves.forfeit(live, seat, reason)).to_dict()
+        live, seat = await self._access.running(unicode_text("match_id", match_id), token)
+        return (await self._moves.forfeit(live, seat, text_argument("reason", reason))).to_dict()
 
     async def bind_context(self, match_id: str, token: str) -> str:
         """A fresh context id for the seat: `MATCH_ID.SECRET` (192 random bits), a second credential for
         it that any process reading the match recognises (its hash is kept with the seat, as the
         token's is, in memory and in the store), and that lives as long as the seat's token.
         For transports whose conversations carry an id (A2A); not a transport operation."""
-        live, seat = await self._access.seat(match_id, token, write=True)
+        live, seat = await self._access.seat(unicode_text("match_id", match_id), token, write=True)
         context_id = f"{live.match_id}.{secrets.token_urlsafe(24)}"
         bound = (seat.agent_id, token_hash(context_id))
         async with live.lock:
@@ -384,7 +443,7 @@ class Arena:
 
     async def context_match(self, context_id: str) -> str | None:
         """The match whose seat `context_id` (from `bind_context`) is bound to; None for any other id."""
-        match_id, dot, _ = context_id.rpartition(".")
+        match_id, dot, _ = unicode_text("context_id", context_id).rpartition(".")
         if not dot:
             return None
         try:
@@ -398,19 +457,24 @@ class Arena:
     # --- results and listing --------------------------------------------------------------
 
     async def get_result(self, match_id: str) -> dict[str, Any]:
+        """`get_result_request` of this match id (read as the operation's request, checked)."""
+        return await self.get_result_request(MatchRequest.read({"match_id": match_id}, "get_result"))
+
+    async def get_result_request(self, request: MatchRequest) -> dict[str, Any]:
         """The result once finished (the seed used included), otherwise the status; from the store
         when the match is not in memory (finished long ago, or played by another process)."""
-        live = self._table.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
+        match_id = request.match_id
+        live = self._table.get(match_id)
         if live is not None and live.follower is None:
             async with live.lock:  # what is committed: not a change whose store write is still running
                 if self._table.holds(live):
                     return result_of(match_record(live))
         persist = self._table.persistence
-        if persist is None or not isinstance(match_id, str):
-            raise _unknown(match_id)
+        if persist is None:
+            raise unknown_match(match_id)
         record = await persist.read(lambda: persist.store.get_match(match_id))
         if record is None:
-            raise _unknown(match_id)
+            raise unknown_match(match_id)
         return result_of(record)
 
     async def list_matches(
@@ -421,10 +485,15 @@ class Arena:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> dict[str, Any]:
+        """`list_matches_request` of these values (read as the operation's request; `since` is its `created_after`)."""
+        values = {"status": status, "game_id": game_id, "created_after": since, "limit": limit, "cursor": cursor}
+        return await self.list_matches_request(MatchListRequest.read(values, "list_matches"))
+
+    async def list_matches_request(self, request: MatchListRequest) -> dict[str, Any]:
         """Matches newest first, filtered by status, game and creation time (ISO 8601 `since`), a page
         at a time (`next_cursor`), and the limits that apply. With a store: every match it holds,
         whichever process plays it; without one: those in memory (finished ones leave after a while)."""
-        query = _match_query(status, game_id, since, limit, cursor)
+        query = match_query(request)
         await self._evict()
         persist = self._table.persistence
         if persist is not None:
@@ -442,7 +511,7 @@ class Arena:
         """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat."""
         live = self._table.get(match_id)
         if live is None:
-            raise _unknown(match_id)
+            raise unknown_match(match_id)
         return [e.to_dict() for e in live.match.events] if live.match is not None else []
 
     # --- internals ------------------------------------------------------------------------
@@ -460,7 +529,7 @@ class Arena:
             self._table.drop(live)
 
     async def _take_seat(
-        self, live: LiveMatch, name: str | None, house: dict[str, Any] | None, *, kept: bool = False
+        self, live: LiveMatch, name: str | None, house: dict[str, JsonValue] | None, *, kept: bool = False
     ) -> tuple[Seat, str]:
         """Seat a new player, in a reserved seat for a house player or a `kept` one; returns the seat and
         its token (which only its hash is kept of)."""

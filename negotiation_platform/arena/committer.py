@@ -13,12 +13,11 @@ import asyncio
 from collections.abc import Callable
 from typing import NoReturn, ParamSpec, TypeVar, Unpack
 
-from negotiation_platform.arena.arguments import _seat_record
 from negotiation_platform.arena.clocks import play_for_absent
 from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.match_table import MatchTable
-from negotiation_platform.arena.persistence import Change, match_record
+from negotiation_platform.arena.persistence import Change, match_record, seat_record
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.arena.rollback import roll_back
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -93,4 +92,4 @@ class Committer:
             if live.match is not None:  # a game for one
                 self.save(live, 0)
             return
-        self.save(live, 0 if live.match is not None else None, seated=_seat_record(seat))
+        self.save(live, 0 if live.match is not None else None, seated=seat_record(seat))

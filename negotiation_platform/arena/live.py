@@ -6,7 +6,8 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import JsonValue
 
 from negotiation_platform.engine.events import Event
 from negotiation_platform.engine.match import Match
@@ -19,7 +20,7 @@ class Seat:
     agent_id: str
     token_hash: str
     name: str
-    house: dict[str, Any] | None = None
+    house: dict[str, JsonValue] | None = None
     """How to rebuild the player of a seat the server plays itself (see `Arena.join_game`)."""
     caller: str | None = None
     """The key of the caller that took it (`Caller.key`; None for a house seat): limits count by it."""
@@ -33,7 +34,7 @@ class LiveMatch:
 
     match_id: str
     entry: GameEntry
-    config: dict[str, Any]
+    config: dict[str, JsonValue]
     seed: int
     seats_total: int
     creator: str | None = None
@@ -70,7 +71,7 @@ class LiveMatch:
         return [s.agent_id for s in self.seats]
 
     @property
-    def match_config(self) -> GameConfig | dict[str, Any]:
+    def match_config(self) -> GameConfig | dict[str, JsonValue]:
         """What its `Match` is made with: the parsed config where the arena kept it, else `config`."""
         return self.settings if self.settings is not None else self.config
 

@@ -16,13 +16,11 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from negotiation_platform.arena.arguments import _unknown
 from negotiation_platform.arena.live import LiveMatch
 from negotiation_platform.arena.persistence import rebuild, wrong_owner
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.store.records import MatchRecord
-from negotiation_platform.wire.unicode_text import unicode_text
 
 if TYPE_CHECKING:
     from negotiation_platform.arena.persistence import Persistence
@@ -31,6 +29,11 @@ Found = TypeVar("Found")
 MAX_FOLLOWED = 256
 """Read-only copies of matches played elsewhere (or finished) kept for readers."""
 log = logging.getLogger("negotiation_platform.arena.arena")
+
+
+def unknown_match(match_id: object) -> NegotiationError:
+    """The `unknown_match` refusal of `match_id`."""
+    return NegotiationError(ErrorCode.UNKNOWN_MATCH, f"No match {match_id!r}; list_matches shows them.")
 
 
 class MatchTable:
@@ -101,10 +104,10 @@ class MatchTable:
     async def find(self, match_id: str, *, write: bool = False) -> LiveMatch:
         """The match: in memory, else loaded from the store. A call that changes it (`write`) needs
         a match this process owns; one that reads may get a read-only copy of another's."""
-        live = self._held.get(unicode_text("match_id", match_id)) if isinstance(match_id, str) else None
+        live = self._held.get(match_id)  # `match_id` is checked where it came in (a request's, or the host's)
         if live is None:
-            if self.persistence is None or not isinstance(match_id, str):
-                raise _unknown(match_id)
+            if self.persistence is None:
+                raise unknown_match(match_id)
             live = await self._load(match_id)
         if write and live.follower not in (None, "finished"):
             raise wrong_owner(live.match_id, live.follower)
@@ -160,7 +163,7 @@ class MatchTable:
         assert persist is not None
         record = await persist.read(lambda: persist.store.get_match(match_id))
         if record is None or record.status == "abandoned":
-            raise _unknown(match_id)
+            raise unknown_match(match_id)
         if record.status == "finished":
             return await self._follow(record, "finished")
         try:
@@ -196,7 +199,7 @@ class MatchTable:
         assert persist is not None
         stored = await persist.read(lambda: persist.store.snapshot(match_id))
         if stored is None:
-            raise _unknown(match_id)
+            raise unknown_match(match_id)
         return await rebuild(*stored, self.registry, self._clock)
 
     # --- leases -----------------------------------------------------------------------------

@@ -16,7 +16,6 @@ import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
-from negotiation_platform.arena.arguments import _seat_record as seat_record
 from negotiation_platform.arena.listing import result_fields
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.engine.events import Event
@@ -216,3 +215,8 @@ async def rebuild(
         if live.match.finished:
             live.finished_at = clock()
     return live
+
+
+def seat_record(seat: Seat, left: bool = False) -> SeatRecord:
+    """What the store keeps of `seat`."""
+    return SeatRecord(seat.agent_id, seat.name, seat.token_hash, seat.house, left, seat.caller, seat.context_hash)

@@ -41,7 +41,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.wire.allowlist import AllowList
 from negotiation_platform.wire.boundary import MAX_SAFE_INTEGER
 
@@ -55,16 +54,6 @@ ADDRESS_SHARE = 4
 DEFAULT_FINISHED_TTL = 3600.0
 MAX_SEED = MAX_SAFE_INTEGER
 """Largest seed magnitude: every integer a JavaScript client reads (a float64) must come back exact."""
-
-
-def check_seed(seed: object) -> None:
-    """Refuse a client's seed that is not an integer a JavaScript client could hold and replay."""
-    if seed is None:
-        return
-    if not isinstance(seed, int) or isinstance(seed, bool) or not -MAX_SEED <= seed <= MAX_SEED:
-        raise NegotiationError(
-            ErrorCode.INVALID_ARGUMENT, f"seed must be null or an integer from {-MAX_SEED} to {MAX_SEED}."
-        )
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,11 @@ def seat_link(base_url: str | None, match_id: str, token: str) -> dict[str, Any]
     return {} if base_url is None else {"play_url": play_link(base_url, match_id, token)}
 
 
-def human_seat_count(value: Any, free: int) -> int:
-    """`human_seats` checked: a whole number from 0 to the seats left (`free`) after the caller's and the house's."""
+def human_seat_count(value: int | None, free: int) -> int:
+    """`human_seats` (a request's: a whole number from 0, or None) within the seats left (`free`) after the
+    caller's and the house's."""
     if value is None:
         return 0
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "human_seats must be a whole number of at least 0.")
     if value > free:
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT,

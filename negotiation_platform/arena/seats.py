@@ -1,19 +1,27 @@
 """A seat's operations, typed: the arena's JSON operations and in-process players share them.
 
-`Arena.get_turn_state`, `perform_action`, `send_*_message` and `play_default` check their JSON
-arguments, find the seat by its token (`SeatAccess`), and answer `to_dict()` of what `SeatMoves`
-returns. A player in the arena's own process (`play`, tournaments) gets a `LocalSeat` from
-`Arena.seat_for` instead: its token is checked once, and each call goes straight to the same
-locks, rules, event log, store writes and turn clocks, answering the typed `TurnState` and `Acted`
-(events as logged), with nothing encoded as JSON.
+`Arena.get_turn_state`, `perform_action`, `send_*_message` and `play_default` take their arguments
+checked (a request's, see `arena.requests`), find the seat by its token (`SeatAccess`), and answer
+`to_dict()` of what `SeatMoves` returns: `SeatMoves` checks nothing again. A player in the arena's
+own process (`play`, tournaments) gets a `LocalSeat` from `Arena.seat_for` instead: its token is
+checked once, each call's plain values where they come in (`arena.arguments`), and each call goes
+straight to the same locks, rules, event log, store writes and turn clocks, answering the typed
+`TurnState` and `Acted` (events as logged), with nothing encoded as JSON.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
-from negotiation_platform.arena.arguments import _cursor, _text, action_arguments, message_arguments
+from pydantic import JsonValue
+
+from negotiation_platform.arena.arguments import (
+    action_arguments,
+    cursor_argument,
+    message_arguments,
+    text_argument,
+    wait_argument,
+)
 from negotiation_platform.arena.clocks import TurnClocks
 from negotiation_platform.arena.committer import Committer
 from negotiation_platform.arena.live import LiveMatch, Seat
@@ -63,17 +71,17 @@ class SeatMoves:
         async with self._table.committed(find) as (live, seat):
             return TurnState(live, seat, cursor, include_prompt, self.policy, self.clock)
 
-    async def act(self, live: LiveMatch, seat: Seat, action_type: object, payload: object) -> Acted:
-        action, data = action_arguments(action_type, payload)
-        return await self._after(live, seat, lambda m: m.submit(seat.agent_id, action, data))
+    async def act(self, live: LiveMatch, seat: Seat, action: str, payload: dict[str, JsonValue] | None) -> Acted:
+        """Take an action (checked arguments; the game validates the payload against its model)."""
+        return await self._after(live, seat, lambda m: m.submit(seat.agent_id, action, payload))
 
-    async def say(self, live: LiveMatch, seat: Seat, content: object, to: list[Any] | None) -> Acted:
-        text, recipients = message_arguments(content, to)
-        return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, text, recipients))
+    async def say(self, live: LiveMatch, seat: Seat, content: str, to: list[str] | None) -> Acted:
+        """Send a message (checked arguments), public or (`to`) private."""
+        return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, content, to))
 
-    async def forfeit(self, live: LiveMatch, seat: Seat, reason: object) -> Acted:
-        why = _text("reason", reason)
-        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, why, forfeit=True))
+    async def forfeit(self, live: LiveMatch, seat: Seat, reason: str) -> Acted:
+        """Play the seat's default move, logging `reason` (checked)."""
+        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, reason, forfeit=True))
 
     async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], Sequence[Event]]) -> Acted:
         """Run a change on the match (off the loop when the policy says so) and write it to the store, then
@@ -129,8 +137,8 @@ class LocalSeat:
     ) -> TurnState:
         """The seat's turn state, with its events after cursor `since`; waits up to `wait_seconds` for its
         turn or something new (see `Arena.get_turn_state`)."""
-        cursor = since if type(since) is int and since >= 0 else _cursor(since)
-        moves = self._moves
+        cursor = since if type(since) is int and since >= 0 else cursor_argument(since)
+        moves, wait_seconds = self._moves, wait_argument(wait_seconds)
         if not wait_seconds:
             found = self._current()
             if found is not None and not found[0].lock.locked():  # as `read_turn` reads a match nobody changes
@@ -143,20 +151,23 @@ class LocalSeat:
 
         return await moves.waiters.wait_for(locate, wait_seconds, lambda state: state.your_turn)
 
-    async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> Acted:
+    async def act(self, action_type: str, payload: dict[str, JsonValue] | None = None) -> Acted:
         """Take an action (see `Arena.perform_action`)."""
+        action, data = action_arguments(action_type, payload)
         live, seat = playing(*(self._current() or await self._located(write=True)))
-        return await self._moves.act(live, seat, action_type, payload)
+        return await self._moves.act(live, seat, action, data)
 
     async def say(self, content: str, to: list[str] | None = None) -> Acted:
         """A public message, or (`to`) a private one to those players."""
+        text, recipients = message_arguments(content, to)
         live, seat = playing(*(self._current() or await self._located(write=True)))
-        return await self._moves.say(live, seat, content, to)
+        return await self._moves.say(live, seat, text, recipients)
 
     async def forfeit(self, reason: str) -> Acted:
         """Give up the move: the phase's default action is played and `reason` logged (see `Arena.play_default`)."""
+        why = text_argument("reason", reason)
         live, seat = playing(*(self._current() or await self._located(write=True)))
-        return await self._moves.forfeit(live, seat, reason)
+        return await self._moves.forfeit(live, seat, why)
 
     def _current(self) -> tuple[LiveMatch, Seat] | None:
         """The seat as held, while its match's copy is this process's own and the seat still in it."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
@@ -34,20 +33,13 @@ class Waiters:
     async def wait_for(
         self,
         locate: Callable[[], Awaitable[tuple[LiveMatch, Callable[[], State]]]],
-        wait_seconds: object,
+        wait_seconds: float,
         done: Callable[[State], bool],
     ) -> State:
         """`read()` (under the match's lock) once there are events, the match is over, `done` says so,
         or `wait_seconds` (at most MAX_WAIT_SECONDS) have passed. `locate` finds the match and its
         reader again whenever the copy in hand went stale (played by another process, or reloaded)."""
-        live, read = await locate()
-        if (
-            isinstance(wait_seconds, bool)
-            or not isinstance(wait_seconds, int | float)
-            or not math.isfinite(wait_seconds)
-            or wait_seconds < 0
-        ):
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, "wait_seconds must be a finite number >= 0.")
+        live, read = await locate()  # `wait_seconds` is checked where it came in (a request, or a LocalSeat's call)
         table = self._table
         give_up = self._clock() + min(float(wait_seconds), MAX_WAIT_SECONDS)
         while True:

@@ -1,8 +1,8 @@
 """The catalogue: every arena operation, declared once.
 
 An entry names the operation and says what it does, its request and answer models, an example
-request, and the call of its implementation (`run`: a method of `Arena`, or of the house seats for a
-`house` entry), typed by its request model. MCP tools, A2A skills, the remote client (`RemoteArena`)
+request, and its implementation (`run`: the method of `Arena`, or of the house seats for a `house`
+entry, that takes its request model, checked when built). MCP tools, A2A skills, the remote client (`RemoteArena`)
 and the viewer's reads are made from these entries, and every transport runs them through the one
 dispatcher (`negotiation_platform.serving.operations.dispatch`): adding an operation is one entry here plus
 its implementation.
@@ -18,10 +18,10 @@ from pydantic import BaseModel, JsonValue
 from typing_extensions import TypeVar
 
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena
+from negotiation_platform.arena import requests as rq
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS
 from negotiation_platform.arena.protocol import HouseApi
 from negotiation_platform.catalogue import answers
-from negotiation_platform.catalogue import requests as rq
 
 PAGED = (
     f"Events come a page at a time (at most {MAX_PAGE_EVENTS}): while `more` is true, call again with "
@@ -104,7 +104,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.GameRulesRequest,
             answers.GameRules,
             {"game_id": "split_100"},
-            on_arena(lambda arena, r: arena.get_game_rules(r.game_id, r.config)),
+            on_arena(lambda arena, r: arena.get_game_rules_request(r)),
         ),
         Operation(
             "start_game",
@@ -117,9 +117,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.StartGameRequest,
             answers.StartedMatch,
             {"game_id": "split_100", "opponents": ["concession"]},
-            on_house(
-                lambda house, r: house.start_game(r.game_id, r.config, r.seed, r.name, r.opponents, r.human_seats)
-            ),
+            on_house(lambda house, r: house.start_game_request(r)),
             host="house",
         ),
         Operation(
@@ -128,7 +126,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.JoinGameRequest,
             answers.JoinedMatch,
             {"match_id": "MATCH_ID", "name": "me"},
-            on_arena(lambda arena, r: arena.join_game(r.match_id, r.name)),
+            on_arena(lambda arena, r: arena.join_game_request(r)),
         ),
         Operation(
             "get_turn_state",
@@ -138,9 +136,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.TurnStateRequest,
             answers.TurnStateAnswer,
             {**_SEAT, "wait_seconds": 30},
-            on_arena(
-                lambda arena, r: arena.get_turn_state(r.match_id, r.token, r.since, r.wait_seconds, r.include_prompt)
-            ),
+            on_arena(lambda arena, r: arena.get_turn_state_request(r)),
         ),
         Operation(
             "send_public_message",
@@ -148,7 +144,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.PublicMessageRequest,
             answers.ActionOutcome,
             {**_SEAT, "content": "Shall we split evenly?"},
-            on_arena(lambda arena, r: arena.send_public_message(r.match_id, r.token, r.content)),
+            on_arena(lambda arena, r: arena.send_public_message_request(r)),
         ),
         Operation(
             "send_private_message",
@@ -156,7 +152,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.PrivateMessageRequest,
             answers.ActionOutcome,
             {**_SEAT, "to": ["player_2"], "content": "psst"},
-            on_arena(lambda arena, r: arena.send_private_message(r.match_id, r.token, r.to, r.content)),
+            on_arena(lambda arena, r: arena.send_private_message_request(r)),
         ),
         Operation(
             "perform_action",
@@ -165,7 +161,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.ActionRequest,
             answers.ActionOutcome,
             {**_SEAT, "action_type": "propose", "payload": {"mine": 60}},
-            on_arena(lambda arena, r: arena.perform_action(r.match_id, r.token, r.action_type, r.payload)),
+            on_arena(lambda arena, r: arena.perform_action_request(r)),
         ),
         Operation(
             "leave_game",
@@ -174,7 +170,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.SeatRequest,
             answers.LeftMatch,
             dict(_SEAT),
-            on_arena(lambda arena, r: arena.leave_game(r.match_id, r.token)),
+            on_arena(lambda arena, r: arena.leave_game_request(r)),
         ),
         Operation(
             "get_result",
@@ -182,7 +178,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.MatchRequest,
             answers.MatchResult,
             {"match_id": "MATCH_ID"},
-            on_arena(lambda arena, r: arena.get_result(r.match_id)),
+            on_arena(lambda arena, r: arena.get_result_request(r)),
         ),
         Operation(
             "list_matches",
@@ -193,7 +189,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.MatchListRequest,
             answers.MatchList,
             {"status": "finished", "limit": 20},
-            on_arena(lambda arena, r: arena.list_matches(r.status, r.game_id, r.created(), r.limit, r.cursor)),
+            on_arena(lambda arena, r: arena.list_matches_request(r)),
         ),
         Operation(
             "watch",
@@ -203,7 +199,7 @@ CATALOGUE: dict[str, Operation] = {
             rq.WatchRequest,
             answers.Spectacle,
             {"match_id": "MATCH_ID", "since": 0, "wait_seconds": 30},
-            on_arena(lambda arena, r: arena.watch(r.match_id, r.since, r.wait_seconds)),
+            on_arena(lambda arena, r: arena.watch_request(r)),
         ),
     )
 }

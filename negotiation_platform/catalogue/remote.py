@@ -43,7 +43,7 @@ def _method(operation: Operation) -> Callable[..., Awaitable[dict[str, Any]]]:
         ]
     )
 
-    async def send(self: RemoteArena, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    async def send(self: RemoteArena, *args: object, **kwargs: object) -> dict[str, Any]:
         given = signature.bind(self, *args, **kwargs).arguments
         return await self.call(operation.name, **{k: v for k, v in given.items() if k != "self"})
 

@@ -31,7 +31,7 @@ class CliParser(argparse.ArgumentParser):
 
 
 if TYPE_CHECKING:
-    Subcommands = argparse._SubParsersAction[CliParser]
+    Subcommands = argparse._SubParsersAction[CliParser]  # noqa: SLF001 (argparse gives this type no public name)
     """What `add_subparsers()` returns: the CLI's commands are added to it."""
 
 

@@ -34,7 +34,7 @@ _FIRST_ACTION = 32
 """Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
 _RECENT = 32
-"""How many recently read events a running match keeps made (see `EventLog._span`)."""
+"""How many recently read events a running match keeps made (see `EventLog.span`)."""
 _NOBODY = 255
 """The actor byte of events no player caused."""
 _ROUND_TURNED = bytes((_PHASE_ENDED, _ROUND_STARTED, _PHASE_STARTED))
@@ -291,7 +291,7 @@ class EventLog(_Events):
             start, stop, step = index.indices(len(self._codes))
             if step != 1:
                 return list(self)[index]
-            return self._span(start, stop)
+            return self.span(start, stop)
         if index < 0:
             index += len(self._codes)
         if not 0 <= index < len(self._codes):
@@ -309,11 +309,11 @@ class EventLog(_Events):
         """Events after index `since` that `player_id` may see (None: all); hidden ones are never made."""
         start, stop, _ = slice(since, None).indices(len(self._codes))  # as `events[since:]` reads
         if player_id is None or not self._visible:
-            return self._span(start, stop)
+            return self.span(start, stop)
         hidden = self._visible
         return self._read([i for i in range(start, stop) if i not in hidden or player_id in hidden[i]])
 
-    def _span(self, start: int, stop: int) -> list[Event]:
+    def span(self, start: int, stop: int) -> list[Event]:
         """Events `start` to `stop`, kept for the next reader while the match runs (at most the last
         `_RECENT` of them: the seats' cursors trail the end by a turn or two)."""
         recent, first = self._recent, self._recent_start
@@ -392,7 +392,7 @@ class LogTail(_Events):
         return list(self)[index]
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._log._span(self._start, self._stop))
+        return iter(self._log.span(self._start, self._stop))
 
 
 def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]:

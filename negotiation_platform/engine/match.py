@@ -333,7 +333,7 @@ class Match:
         # the payload is the game's own: the log and the sealed submissions keep copies of their own
         stamp = TIMES[seq] if seq < SHARED_TIMES else float(seq)  # `logical_time(seq)`
         game.process_action(PlayerAction(player, name, data, stamp, self.round))
-        if self._hooks.own_notices or game._notices:  # BaseGame's drain_notices gives what notify() kept
+        if self._hooks.own_notices or game.pending_notices:  # BaseGame's drain_notices gives what notify() kept
             self._drain_notices()
         if not entry.ends_turn:
             taken = run.actions_in_turn[player] = run.actions_in_turn.get(player, 0) + 1

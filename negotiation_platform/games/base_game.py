@@ -165,7 +165,7 @@ class _SpecDescriptor:
 
     def __get__(self, instance: BaseGame[GameConfig] | None, owner: type[BaseGame[GameConfig]]) -> GameSpec:
         if instance is not None:
-            return instance._setup.spec
+            return instance.game_setup.spec
         return shared_setup(owner, None).spec
 
 
@@ -204,8 +204,9 @@ class BaseGame(ABC, Generic[ConfigT]):
         rng: RngInput = None,
     ) -> None:
         self.game_id = game_id
-        self._setup = shared_setup(type(self), config)
-        self.settings: ConfigT = cast(ConfigT, self._setup.settings)
+        self.game_setup = shared_setup(type(self), config)
+        """The game's settings, spec and rules text under its config (shared by every game of its class and config)."""
+        self.settings: ConfigT = cast(ConfigT, self.game_setup.settings)
         self._rng: random.Random | None = None
         self._make_rng: Callable[[], random.Random] = _unseeded
         if isinstance(rng, random.Random):
@@ -215,11 +216,12 @@ class BaseGame(ABC, Generic[ConfigT]):
         self.state = GameState.WAITING
         self.players: list[str] = []
         self.current_round = 0
-        self.max_rounds = self._setup.spec.rounds
+        self.max_rounds = self.game_setup.spec.rounds
         self.actions_history: list[PlayerAction] = []
         self.game_data: dict[str, Any] = {}
         self.current_phase: str | None = None
-        self._notices: list[Notice] = []
+        self.pending_notices: list[Notice] = []
+        """What `notify()` kept, until the engine drains it (`drain_notices`)."""
         self._asking_is_valid_action = False
 
     @property
@@ -466,7 +468,7 @@ class BaseGame(ABC, Generic[ConfigT]):
     @property
     def rules_text(self) -> str:
         """The plain-language rules of this game's spec (rendered once per config, shared by its games)."""
-        return self._setup.rules_text
+        return self.game_setup.rules_text
 
     def open_actions(self, player_id: str) -> list[ActionSpec]:
         """The current phase's actions that the game would allow `player_id` now (for prompts)."""
@@ -481,12 +483,12 @@ class BaseGame(ABC, Generic[ConfigT]):
 
     def notify(self, data: dict[str, Any], to: list[str] | None = None) -> None:
         """Announce something to `to` (None: everyone); the engine writes it to the event log."""
-        self._notices.append(Notice(data=data, visible_to=tuple(to) if to is not None else None))
+        self.pending_notices.append(Notice(data=data, visible_to=tuple(to) if to is not None else None))
 
     def drain_notices(self) -> list[Notice]:
-        notices = self._notices
+        notices = self.pending_notices
         if notices:  # most steps announce nothing: keep the empty list rather than make a new one
-            self._notices = []
+            self.pending_notices = []
         return notices
 
     def surplus(self) -> dict[str, float]:

@@ -183,12 +183,13 @@ def make_trl_env(
     return type(f"TrlEnv_{game}", (TrlSeatEnv,), namespace)
 
 
-def _act(env: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
-    return env._move(action, arguments)
+# The bodies of the tool methods `tool_method` makes methods of the env class: `self` is the env.
+def _act(self: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
+    return self._move(action, arguments)
 
 
-def _say(env: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
-    return env._move(None, {}, arguments["content"])
+def _say(self: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
+    return self._move(None, {}, arguments["content"])
 
 
 MESSAGE_SCHEMA = {

@@ -13,6 +13,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from pydantic import JsonValue
+
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import RequestRecord, log_request, logging_requests
 from negotiation_platform.observability.metrics import METRICS, OK, OTHER, operation_label
@@ -30,14 +32,16 @@ class HasArena(Protocol):
 
 
 House = TypeVar("House", bound=HasArena)
-Dispatcher = Callable[Concatenate[House, str, dict[str, Any], P], Awaitable[Answer]]
+Dispatcher = Callable[Concatenate[House, str, dict[str, JsonValue], P], Awaitable[Answer]]
 
 
 def observed_operation(run: Dispatcher[House, P]) -> Dispatcher[House, P]:
     """`run` (the operations' dispatcher), recording each call it answers or refuses."""
 
     @functools.wraps(run)
-    async def observed(house: House, name: str, arguments: dict[str, Any], /, *args: P.args, **kw: P.kwargs) -> Answer:
+    async def observed(
+        house: House, name: str, arguments: dict[str, JsonValue], /, *args: P.args, **kw: P.kwargs
+    ) -> Answer:
         started = time.perf_counter()
         code, answer = OTHER, None
         try:
@@ -68,7 +72,7 @@ def record(operation: str, code: str, started: float, subject: Callable[[], tupl
 
 
 def _subject(
-    arena: Arena, name: str, arguments: dict[str, Any], answer: Answer | None, code: str
+    arena: Arena, name: str, arguments: dict[str, JsonValue], answer: Answer | None, code: str
 ) -> tuple[str | None, str | None]:
     """The match and the seat an operation was about: from its answer, else from its arguments."""
     given = arguments if isinstance(arguments, dict) else {}

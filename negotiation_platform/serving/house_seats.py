@@ -20,11 +20,14 @@ import logging
 import random
 from typing import Any
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Agent
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import SeatHandle, run_seat
 from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.requests import GameRulesRequest, StartGameRequest
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 log = logging.getLogger(__name__)
@@ -45,7 +48,7 @@ class HouseSeats:
     async def start_game(
         self,
         game_id: str,
-        config: dict[str, Any] | None = None,
+        config: dict[str, JsonValue] | None = None,
         seed: int | None = None,
         name: str | None = None,
         opponents: list[str] | None = None,
@@ -53,12 +56,19 @@ class HouseSeats:
         *,
         by: SeatedBy = SeatedBy.CLIENT,
     ) -> dict[str, Any]:
+        """`start_game_request` of these values (read as the operation's request, checked)."""
+        values = {"game_id": game_id, "config": config, "seed": seed, "name": name, "opponents": opponents}
+        request = StartGameRequest.read({**values, "human_seats": human_seats}, "start_game")
+        return await self.start_game_request(request, by=by)
+
+    async def start_game_request(self, request: StartGameRequest, *, by: SeatedBy = SeatedBy.CLIENT) -> dict[str, Any]:
         """The arena's `start_game`, then each opponent seated; `human_seats` keeps seats for people
         (their links are in the answer) beside the opponents. `by` says who seats the opponents (a
         client unless the operator says so): every opponent is checked and made before the match
         exists, so a refusal leaves nothing behind."""
-        opponents = list(opponents or [])
-        seats = (await self.arena.get_game_rules(game_id, config))["spec"]["roles"]["min_players"]
+        game_id, seed, opponents = request.game_id, request.seed, list(request.opponents or [])
+        rules = GameRulesRequest.model_construct(game_id=game_id, config=request.config)  # checked: the request's
+        seats = (await self.arena.get_game_rules_request(rules))["spec"]["roles"]["min_players"]
         if len(opponents) > seats - 1:
             raise NegotiationError(
                 ErrorCode.INVALID_ARGUMENT, f"{game_id} has {seats} seats: at most {seats - 1} opponents."
@@ -66,14 +76,12 @@ class HouseSeats:
         draws = self._seed_draws(game_id, seed)
         seeds = [draws.getrandbits(32) for _ in opponents]
         agents = [self._make(spec, agent_seed, by) for spec, agent_seed in zip(opponents, seeds, strict=True)]
-        started = await self.arena.start_game(
-            game_id, config=config, seed=seed, name=name, reserve=len(opponents), human_seats=human_seats
-        )
+        started = await self.arena.start_game_request(request, reserve=len(opponents))
         match_id = started["match_id"]
         seated = []
         for spec, agent_seed, agent in zip(opponents, seeds, agents, strict=True):
-            house = {"agent": spec, "seed": agent_seed, "by": by.value}
-            joined = await self.arena.join_game(match_id, name=agent.name, house=house)
+            house: dict[str, JsonValue] = {"agent": spec, "seed": agent_seed, "by": by.value}
+            joined = await self.arena.join_game(match_id, agent.name, house=house)
             if self.play:
                 self._spawn(match_id, SeatHandle(agent, joined["agent_id"], joined["token"]))
             seated.append(joined["agent_id"])
@@ -92,7 +100,7 @@ class HouseSeats:
             self.arena.registry, spec, seed, allow=policy.remote_agents, by=by, offered=policy.offered_agents
         )
 
-    def _play_again(self, match_id: str, agent_id: str, token: str, house: dict[str, Any]) -> None:
+    def _play_again(self, match_id: str, agent_id: str, token: str, house: dict[str, JsonValue]) -> None:
         """A resumed match's server-side seat: make its agent again, checked as it was when seated (a seat
         the operator seated, as a study's, plays on; one without that mark counts as a client's), and play on."""
         spec, by = house.get("agent"), SeatedBy.OPERATOR if house.get("by") == "operator" else SeatedBy.CLIENT

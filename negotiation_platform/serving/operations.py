@@ -1,32 +1,33 @@
 """The one dispatcher: a request from the network, checked once, run by its operation's implementation.
 
 The operations are declared in `negotiation_platform.catalogue` (`OPERATIONS` is that catalogue),
-each bound to its implementation (`Operation.run`). `dispatch` checks a request at the edge (the
-boundary's limits and text checks, then the operation's strict request model), runs it on the arena
-or its house seats for the caller, and makes its answer safe to send. Inside, the request is trusted:
-the arena's own argument checks, there for callers in this process, pass the values checked here
-(`unicode_text.checked_at_the_edge`); the engine still validates a payload against its game's model.
-Transports call it as `run_operation`, which also records each call (`observability`).
+each bound to its implementation (`Operation.run`), which takes the operation's typed request.
+`dispatch` reads a request into that model, which is its one check (the boundary's limits and text
+checks, then the strict fields: see `arena.requests`), runs it on the arena or its house seats for
+the caller, and makes its answer safe to send. Inside, the request is trusted: the arena checks none
+of its values again; the engine still validates a payload against its game's model. Transports call
+it as `run_operation`, which also records each call (`observability`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.seating import check_seat_name
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.forwarding import forward
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.arena.protocol import HouseApi
+from negotiation_platform.arena.requests import JoinGameRequest, StartGameRequest
 from negotiation_platform.catalogue import CATALOGUE, Operation, checked, entry
 from negotiation_platform.catalogue.entries import Answer
-from negotiation_platform.catalogue.requests import JoinGameRequest, StartGameRequest
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.observability.requests import observed_operation
 from negotiation_platform.registry import Registry
 from negotiation_platform.serving.house_seats import HouseSeats
 from negotiation_platform.wire.boundary import safe_answer
-from negotiation_platform.wire.unicode_text import checked_at_the_edge
 
 OPERATIONS: dict[str, Operation] = CATALOGUE
 """Every operation by name (the catalogue)."""
@@ -56,16 +57,14 @@ async def dispatch(
     target = arena if operation.host == "arena" else house
     if target is None:
         raise NegotiationError(ErrorCode.UNKNOWN_OPERATION, f"{operation.name} is not served here.")
-    given = request.arguments()
     token = CALLER.set(caller) if caller is not None else None
     try:
-        with checked_at_the_edge(given.values()):
-            result: Answer = await operation.run(target, request)
+        result: Answer = await operation.run(target, request)
     except NegotiationError as refused:
         if refused.code is not ErrorCode.WRONG_OWNER or not isinstance(arena, Arena):
             raise
         # to the process that holds the match, when this one has peers
-        result = await forward(arena, operation.name, given, caller or CALLER.get(), refused)
+        result = await forward(arena, operation.name, request.arguments(), caller or CALLER.get(), refused)
     finally:
         if token is not None:
             CALLER.reset(token)
@@ -74,7 +73,7 @@ async def dispatch(
 
 @observed_operation
 async def run_operation(
-    house: HouseSeats, name: str, arguments: dict[str, Any], *, caller: Caller | None = None
+    house: HouseSeats, name: str, arguments: dict[str, JsonValue], *, caller: Caller | None = None
 ) -> Answer:
     """`dispatch` on the house seats' arena, as every transport calls it: each call is recorded."""
     return await dispatch(house.arena, name, arguments, house=house, caller=caller)

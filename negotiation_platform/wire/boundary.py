@@ -117,8 +117,7 @@ def safe_answer(answer: dict[str, Any]) -> dict[str, Any]:
     strings (a JavaScript client would round them). A non-finite number is refused, not sent."""
     if not _needs_rewrite(answer):
         return answer
-    rewritten: dict[str, Any] = _rewrite(answer)
-    return rewritten
+    return {key: _rewrite(item) for key, item in answer.items()}
 
 
 def _needs_rewrite(answer: object) -> bool:
@@ -136,7 +135,7 @@ def _needs_rewrite(answer: object) -> bool:
     return False
 
 
-def _rewrite(value: Any) -> Any:
+def _rewrite(value: object) -> object:
     """Big integers as strings (recursion is bounded: answers are built by the arena, not clients)."""
     if isinstance(value, dict):
         return {key: _rewrite(item) for key, item in value.items()}

@@ -10,7 +10,7 @@ Every problem surfaces as a pydantic `ValidationError`, so callers keep one path
 from __future__ import annotations
 
 import math
-from typing import Any, TypeVar
+from typing import TypeGuard, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticSerializationError, to_json
@@ -25,12 +25,12 @@ refuses to write an integer of over 4,300 digits as text (a ValueError, not a re
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-def validate_strict(model: type[ModelT], data: Any) -> ModelT:
+def validate_strict(model: type[ModelT], data: object) -> ModelT:
     """`data` validated by `model` as strict JSON (raises ValidationError, also for non-JSON data)."""
     return model.model_validate_json(strict_json(model, data), strict=True)
 
 
-def strict_json(model: type[BaseModel], data: Any) -> bytes:
+def strict_json(model: type[BaseModel], data: object) -> bytes:
     """The JSON text that strict validation of `data` reads: whole floats written as integers.
 
     Raises the ValidationError `model` would give when `data` is not plain finite JSON. The same
@@ -52,7 +52,7 @@ def strict_json(model: type[BaseModel], data: Any) -> bytes:
 _SCALARS = frozenset({str, int, bool, type(None)})
 
 
-def _flat_plain(data: Any) -> bool:
+def _flat_plain(data: object) -> TypeGuard[dict[str, str | int | bool | None]]:
     """Whether `data` is a dict of strings to strings, integers, booleans and nulls: JSON as it stands
     (no float to rewrite, no nesting to bound), the usual shape of a payload or config."""
     if type(data) is not dict:
@@ -63,7 +63,7 @@ def _flat_plain(data: Any) -> bool:
     return True
 
 
-def plain_json_chars(data: Any) -> int | None:
+def plain_json_chars(data: object) -> int | None:
     """At least the length of `json.dumps(data)`, found without serialising, for flat plain data (see
     `_flat_plain`) of moderate integers; None for any other data, which must be measured.
 
@@ -85,12 +85,12 @@ def plain_json_chars(data: Any) -> int | None:
     return chars
 
 
-def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
+def json_problem(data: object) -> tuple[tuple[str | int, ...], str] | None:
     """Where and why `data` is not plain finite JSON of Unicode text within `MAX_DEPTH` levels; None if it is.
 
     Walks the data with an explicit stack, so data nested thousands deep costs no recursion.
     """
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    stack: list[tuple[object, tuple[str | int, ...]]] = [(data, ())]
     while stack:
         value, loc = stack.pop()
         if len(loc) > MAX_DEPTH:
@@ -113,7 +113,7 @@ def json_problem(data: Any) -> tuple[tuple[str | int, ...], str] | None:
     return None
 
 
-def _whole_numbers_as_int(value: Any) -> Any:
+def _whole_numbers_as_int(value: object) -> object:
     """`value` with every whole float written as an int (recursion is bounded: depth was checked)."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)

@@ -6,9 +6,9 @@ parts are read) gives a lone surrogate: a Python string that no UTF-8 writer acc
 into a match, it would break every later answer, store write and page that shows it, so such
 text is refused where it comes in, as `invalid_argument`.
 
-A request from the network has all its text checked once, at the edge (`boundary.check_request`);
-while the dispatcher runs it, the arena's own checks (for callers in this process) pass the very
-values the edge checked without checking them again (`checked_at_the_edge`).
+A request has all its text checked once, when its model is built (`boundary.check_request`, run by
+`arena.requests.Request`); the arena checks none of it again. `unicode_text` checks one value that
+meets the arena outside a request (a host's or an in-process seat's call).
 
 A chat message must also hold something a reader sees (`chat_problem`), and whatever a player
 or a server sent is printed through `terminal_safe`: an ESC sequence retitles the window or
@@ -17,11 +17,8 @@ recolours the screen, a bidi override shows a line's words out of order.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
-from contextvars import ContextVar
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -45,25 +42,6 @@ def text_problem(text: str) -> str | None:
         where = failure.start
         return f"holds a lone surrogate ({text[where]!a} at character {where}), which is not Unicode text"
     return None
-
-
-_CHECKED: ContextVar[tuple[object, ...]] = ContextVar("negotiation_checked_at_the_edge", default=())
-
-
-@contextlib.contextmanager
-def checked_at_the_edge(values: Iterable[object]) -> Iterator[None]:
-    """While this runs, `values` (a checked request's arguments) count as checked (see `edge_checked`)."""
-    token = _CHECKED.set(tuple(values))
-    try:
-        yield
-    finally:
-        _CHECKED.reset(token)
-
-
-def edge_checked(value: object) -> bool:
-    """Whether `value` is one of the values the edge checked for the request being run: the same object,
-    not an equal one (text cannot change, and a payload is the request model's own copy)."""
-    return any(value is checked for checked in _CHECKED.get())
 
 
 def not_unicode(name: str, problem: str) -> NegotiationError:
@@ -97,9 +75,8 @@ def chat_problem(text: str) -> str | None:
 
 
 def unicode_text(name: str, text: str) -> str:
-    """`text`, unless it cannot be written as UTF-8: then the `invalid_argument` refusal of argument `name`.
-    Text the edge checked for the request being run is not checked again."""
-    problem = None if edge_checked(text) else text_problem(text)
+    """`text`, unless it cannot be written as UTF-8: then the `invalid_argument` refusal of argument `name`."""
+    problem = text_problem(text)
     if problem is not None:
         raise not_unicode(name, problem)
     return text
