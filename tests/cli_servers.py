@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 
-START_SECONDS = 30.0
+START_SECONDS = 120.0
+"""How long a server may take to listen: generous, as it is awaited only until it listens (on a loaded
+machine a start took over 30 s, and several tests failed with "the server did not start")."""
 _LOGS: dict[int, IO[bytes]] = {}
 """Each running server's stderr file, by process id (see `server_log`)."""
 

@@ -29,17 +29,15 @@ from negotiation_platform.kernels.outcome_spaces import (  # noqa: E402
 from negotiation_platform.kernels.rollout import reset_batch, rollout  # noqa: E402
 from negotiation_platform.kernels.utilities import auction_utilities  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
+from tests.kernel_jit import compiled  # noqa: E402
 from tests.table_turns import seat_turn  # noqa: E402
 
 REGISTRY = Registry()
 PLAYERS = ["a", "b"]
-step_jit = {}
 
 
 def jitted_step(env):  # type: ignore[no-untyped-def]
-    if env not in step_jit:
-        step_jit[env] = jax.jit(env.step_env)
-    return step_jit[env]
+    return compiled(env, "step_env")  # one compile per game and config, across Hypothesis examples
 
 
 @settings(max_examples=40, deadline=None)

@@ -20,6 +20,7 @@ from negotiation_adasociety.encoding import decode, encode
 from negotiation_adasociety.kernels import AdaSocietyEnv
 from negotiation_adasociety.world import Draws as EngineDraws
 from negotiation_platform.engine.match import Match
+from tests.kernel_jit import compiled
 
 WEIGHTS = {"accept": 6.0, "pick": 4.0, "produce": 4.0, "dump": 2.0, "end": 0.5}
 """A random policy that bargains, accepts and handles items often, so episodes exercise every rule."""
@@ -45,9 +46,10 @@ class Twin:
         self.game, self.players = game, players
         self.env, self.params = AdaSocietyEnv.from_config(game.settings)
         self.state = self.env.init_state(self.params, self.env.engine_draws(self.match))
-        self.transition = jax.jit(self.env.transition)
-        self.legal_mask = jax.jit(self.env.legal_mask)
-        self.observations = jax.jit(self.env.observe)
+        # compiled once per config, for every twin and Hypothesis example
+        self.transition = compiled(self.env, "transition")
+        self.legal_mask = compiled(self.env, "legal_mask")
+        self.observations = compiled(self.env, "observe")
 
     def step(self, actions: dict[str, tuple[str, dict[str, Any]]]) -> None:
         """Both sides take the same actions; then every array and every reward must agree."""

@@ -19,6 +19,7 @@ from negotiation_platform.kernels import kernel_for  # noqa: E402
 from negotiation_platform.kernels.frontier import pareto_mask  # noqa: E402
 from negotiation_platform.kernels.rollout import reset_batch  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
+from tests.kernel_jit import compiled  # noqa: E402
 from tests.table_turns import seat_turn  # noqa: E402
 
 REGISTRY = Registry()
@@ -49,7 +50,7 @@ def test_kernel_matches_the_engine_round_by_round(game_id: str, seed: int, claim
         played.append([[round_claims[p][i] for i in stock] for p in PLAYERS])
     env, params = kernel_for(REGISTRY, game_id, config)
     state = env.init_state(params, env.engine_draws(match))
-    step = jax.jit(env.step_env)
+    step = compiled(env, "step_env")  # one compile per game, across Hypothesis examples
     for number, claim in enumerate(played):
         out = step(jax.random.key(0), state, jnp.array(claim, jnp.int32), params)
         state = out.state

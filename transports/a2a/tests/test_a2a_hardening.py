@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import uuid
+from contextlib import nullcontext
 from typing import Any
 
 import httpx
@@ -33,8 +34,10 @@ def anyio_backend() -> str:
 
 
 class TestContextIds:
-    async def test_a_chosen_or_guessed_context_id_carries_no_seat_and_the_token_always_works(self) -> None:
-        with a2a_server() as (base, _):
+    async def test_a_chosen_or_guessed_context_id_carries_no_seat_and_the_token_always_works(
+        self, shared_a2a_base: str
+    ) -> None:
+        with nullcontext(shared_a2a_base) as base:  # the session's server: this test reads only its match
             async with connect(base) as victim:
                 chosen = victim.context_id  # the id the victim's client picked before starting
                 me = await victim.start_game("split_100", name="victim", opponents=["concession"])

@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from a2a_servers import a2a_server
 
 from negotiation_a2a.client import connect
 from negotiation_a2a.wire import JSONRPC_PATH, REST_PATH
@@ -22,9 +19,8 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    with a2a_server() as (served, _):
-        yield served
+def base(shared_a2a_base: str) -> str:
+    return shared_a2a_base  # the session's plain server
 
 
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "streamed"])

@@ -6,17 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from a2a_servers import a2a_server
 
 from tests.js_clients import require_js, run_js_client
 
 
 @pytest.fixture(scope="module")
-def seen() -> dict[str, Any]:
-    """What the JS client saw, from one server and one run of the script for this module."""
+def seen(shared_a2a_base: str) -> dict[str, Any]:
+    """What the JS client saw, from one run of the script for this module (the session's server)."""
     require_js("@a2a-js/sdk")
-    with a2a_server() as (base, _):
-        return run_js_client("a2a_match.mjs", base)
+    return run_js_client("a2a_match.mjs", shared_a2a_base)
 
 
 def test_the_js_client_plays_a_whole_match_in_the_seats_context(seen: dict[str, Any]) -> None:

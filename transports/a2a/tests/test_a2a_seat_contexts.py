@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,10 @@ class TestReplyContexts:
                 state = exact(await json_rpc(http, f"{base}/a2a/jsonrpc", turn_state, joined_reply["contextId"]))
             assert (state["match_id"], state["agent_id"]) == (started["match_id"], "you")
 
-    async def test_the_projects_client_follows_the_reply_context_through_a_whole_match(self) -> None:
-        with a2a_server() as (base, _):
+    async def test_the_projects_client_follows_the_reply_context_through_a_whole_match(
+        self, shared_a2a_base: str
+    ) -> None:
+        with nullcontext(shared_a2a_base) as base:  # the session's server: this test reads only its match
             async with connect(base) as me:
                 started = await me.start_game("split_100", name="me", opponents=["concession"])
                 assert me.context_id == started["context_id"]

@@ -9,11 +9,12 @@ each carries the request to `negotiation_platform.wire.boundary`, and each answe
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from typing import Any
 
 import httpx
 import pytest
-from a2a_servers import a2a_server, answer, json_part
+from a2a_servers import answer, json_part
 from mcp import Client
 
 from negotiation_mcp.client import stdio_server_parameters
@@ -54,7 +55,7 @@ async def mcp_refusals(client: Client) -> dict[str, Any]:
     return found
 
 
-async def test_every_transport_answers_a_bad_request_with_the_same_refusal() -> None:
+async def test_every_transport_answers_a_bad_request_with_the_same_refusal(shared_a2a_base: str) -> None:
     assert sum(len(s) for s in CASES["request too big"][1]["config"]["a"]) > MAX_REQUEST_CHARS
     seen: dict[str, dict[str, Any]] = {}
     with cli_server("serve", "mcp", "--transport", "http") as (port, _):
@@ -66,7 +67,7 @@ async def test_every_transport_answers_a_bad_request_with_the_same_refusal() -> 
         seen["viewer"] = {"integer out of range": viewed.json()}
     async with Client(stdio_server_parameters()) as client:
         seen["mcp stdio"] = await mcp_refusals(client)
-    with a2a_server() as (base, _):
+    with nullcontext(shared_a2a_base) as base:  # the session's server: refusals change nothing
         async with httpx.AsyncClient(timeout=30) as http:
             for binding in ("jsonrpc", "rest"):
                 seen[f"a2a {binding}"] = {

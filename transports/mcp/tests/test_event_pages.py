@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
 from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client
-from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena
 from negotiation_platform.arena import Arena
@@ -41,9 +41,9 @@ async def read_all_pages(read: Read) -> tuple[list[dict[str, Any]], int, int]:
             return events, cursor, pages
 
 
-async def test_a_long_log_is_read_in_bounded_pages_on_every_surface() -> None:
+async def test_a_long_log_is_read_in_bounded_pages_on_every_surface(shared_mcp_url: str) -> None:
     # AdaSociety played out by three built-in gatherers (the creator leaves at once): about 1,000 events.
-    with mcp_server() as url:
+    with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its match
         async with Client(url) as client:
             api = McpArena(client)
             me = await api.start_game("adasociety", opponents=["gatherer"] * 3)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena
 
@@ -42,8 +42,8 @@ def documented_game_data(page: str) -> set[str]:
     return set(re.findall(r"^- `(\w+)`", section, flags=re.MULTILINE))
 
 
-async def test_a_finished_match_shows_exactly_what_its_game_page_lists() -> None:
-    with mcp_server() as url:
+async def test_a_finished_match_shows_exactly_what_its_game_page_lists(shared_mcp_url: str) -> None:
+    with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its match
         async with Client(url) as client:
             api = McpArena(client)
             for game_id, page in PAGES.items():

@@ -3,9 +3,10 @@ and nothing is sent (the engine checks it once, for every transport)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import pytest
 from mcp import Client
-from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -18,8 +19,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_chat_with_a_nul_or_only_invisible_characters_is_refused_over_mcp() -> None:
-    with mcp_server() as url:
+async def test_chat_with_a_nul_or_only_invisible_characters_is_refused_over_mcp(shared_mcp_url: str) -> None:
+    with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its match
         async with Client(url) as client:
             arena = McpArena(client)
             first = await arena.start_game("split_100", seed=1, name="a")

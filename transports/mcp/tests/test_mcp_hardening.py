@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from typing import Any
 
 import httpx2
@@ -65,9 +65,11 @@ def local_view(game_id: str, players: list[str], seed: int, agent_id: str) -> di
 
 
 class TestSeeds:
-    async def test_a_chosen_seed_does_not_reproduce_the_draws_and_stays_hidden_until_the_end(self) -> None:
+    async def test_a_chosen_seed_does_not_reproduce_the_draws_and_stays_hidden_until_the_end(
+        self, shared_mcp_url: str
+    ) -> None:
         # The opponent is a second client that only reads: nobody moves, so both views stay in round 1.
-        with mcp_server() as url:
+        with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its matches
             async with api_for(url) as api, api_for(url) as opponent:
                 differed = 0
                 for _ in range(4):
@@ -124,8 +126,8 @@ class TestRemoteAgents:
             with pytest.raises(TimeoutError):
                 trap.accept()
 
-    async def test_remote_opponents_are_off_by_default(self) -> None:
-        with mcp_server() as url:
+    async def test_remote_opponents_are_off_by_default(self, shared_mcp_url: str) -> None:
+        with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its matches
             async with api_for(url) as api:
                 err = await refused(
                     ErrorCode.FORBIDDEN, api.start_game("split_100", opponents=["a2a:http://127.0.0.1:9"])
@@ -145,8 +147,8 @@ class TestClocksAndLeaving:
                 assert timeouts and all(e["data"]["reason"] == "turn clock: no move within 0.5 s" for e in timeouts)
                 assert {p for e in timeouts for p in e["data"]["players"]} == {"me"}
 
-    async def test_leave_game_resigns_the_seat_and_the_match_ends(self) -> None:
-        with mcp_server() as url:
+    async def test_leave_game_resigns_the_seat_and_the_match_ends(self, shared_mcp_url: str) -> None:
+        with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its matches
             async with api_for(url) as api:
                 me = await api.start_game("company_car", name="me", opponents=["concession"])
                 mid = me["match_id"]
@@ -162,8 +164,8 @@ class TestClocksAndLeaving:
 
 
 class TestHugeNumbers:
-    async def test_a_huge_bid_is_refused_and_the_auction_finishes(self) -> None:
-        with mcp_server() as url:
+    async def test_a_huge_bid_is_refused_and_the_auction_finishes(self, shared_mcp_url: str) -> None:
+        with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its matches
             async with api_for(url) as api:
                 seats = [await api.start_game("auction", name="ann")]
                 mid = seats[0]["match_id"]

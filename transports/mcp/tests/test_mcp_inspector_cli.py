@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+from contextlib import nullcontext
 from typing import Any
-
-from mcp_servers import mcp_server
 
 from tests.js_clients import JS, NODE, RUN_SECONDS, require_js
 
@@ -40,9 +39,9 @@ def tool_call(url: str, tool: str, launcher: bool = False, **arguments: Any) -> 
     return structured
 
 
-def test_the_inspector_cli_plays_a_whole_match_with_every_optional_argument() -> None:
+def test_the_inspector_cli_plays_a_whole_match_with_every_optional_argument(shared_mcp_url: str) -> None:
     require_js("@modelcontextprotocol/inspector")
-    with mcp_server() as url:
+    with nullcontext(shared_mcp_url) as url:  # the session's server: this test reads only its match
         started = tool_call(
             url,
             "start_game",

@@ -7,18 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcp_servers import mcp_server
 
 from negotiation_platform.serving.operations import OPERATIONS
 from tests.js_clients import require_js, run_js_client
 
 
 @pytest.fixture(scope="module")
-def seen() -> dict[str, Any]:
-    """What the TS client saw, from one server and one run of the script for this module."""
+def seen(shared_mcp_url: str) -> dict[str, Any]:
+    """What the TS client saw, from one run of the script for this module."""
     require_js("@modelcontextprotocol/sdk")
-    with mcp_server() as url:
-        return run_js_client("mcp_match.mjs", url)
+    return run_js_client("mcp_match.mjs", shared_mcp_url)  # the session's server: the script reads only its match
 
 
 def test_the_ts_client_lists_every_tool(seen: dict[str, Any]) -> None:

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("openai")
 
 from mcp import Client
-from mcp_servers import free_port, mcp_server
+from mcp_servers import free_port
 from tool_models import Dawdler, ToolModel
 
 from negotiation_mcp.client import McpArena
@@ -57,10 +57,9 @@ def endpoint(model: ToolModel) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
-    """One real `serve mcp --transport http` subprocess for this module's matches."""
-    with mcp_server() as url:
-        yield url
+def server_url(shared_mcp_url: str) -> str:
+    """The session's real `serve mcp --transport http` subprocess, for this module's matches."""
+    return shared_mcp_url  # the session's plain server: each test reads only the matches it makes
 
 
 async def play_over_http(url: str, agent: McpLlmAgent, seed: int) -> dict[str, Any]:

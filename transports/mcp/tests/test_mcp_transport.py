@@ -7,14 +7,13 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client
-from mcp_servers import mcp_server
 
 from negotiation_mcp.client import McpArena, stdio_server_parameters
 from negotiation_mcp.server import build_server
@@ -55,10 +54,9 @@ async def in_memory() -> AsyncIterator[tuple[Arena, McpArena]]:
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
-    """The server as a real subprocess on 127.0.0.1; stopped when the test ends."""
-    with mcp_server() as url:
-        yield url
+def http_server(shared_mcp_url: str) -> str:
+    """The server as a real subprocess on 127.0.0.1: the session's, as these tests read only their own matches."""
+    return shared_mcp_url
 
 
 async def raw_call(client: Client, tool: str, **args: Any) -> Any:

@@ -6,7 +6,7 @@ another, the MCP server's DNS-rebinding protection on /play, bounded bodies and 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,9 +28,8 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with mcp_server() as url:
-        yield url
+def server(shared_mcp_url: str) -> str:
+    return shared_mcp_url  # the session's plain server: each test reads only the matches it makes
 
 
 @pytest.fixture

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browser_helpers import needs_chromium, screenshot
 from mcp import Client
-from mcp_servers import mcp_server
 from play_page import next_turn, payoffs, submit
 
 from negotiation_mcp.client import McpArena
@@ -28,9 +26,8 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with mcp_server() as url:
-        yield url
+def server(shared_mcp_url: str) -> str:
+    return shared_mcp_url  # the session's plain server: each test reads only the matches it makes
 
 
 async def start(server: str, game_id: str, **arguments: Any) -> dict[str, Any]:

@@ -4,14 +4,12 @@ MCP, the replay slider, and an AdaSociety board. Each page's screenshot must not
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import CHROMIUM, FLAGS, needs_chromium, screenshot
+from browser_helpers import needs_chromium, screenshot
 from mcp import Client
-from mcp_servers import mcp_server
 from viewer_helpers import finished_split, seat_to_act, two_seats
 
 from negotiation_mcp.client import McpArena
@@ -19,29 +17,20 @@ from negotiation_mcp.client import McpArena
 pytestmark = [pytest.mark.anyio, needs_chromium]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-def server() -> Iterator[str]:
-    with mcp_server() as url:
-        yield url
+@pytest.fixture(scope="module")
+def server(shared_mcp_url: str) -> str:
+    return shared_mcp_url  # the session's plain server: each test reads only the matches it makes
 
 
 @pytest.fixture
-async def page(server: str) -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            browser_page = await browser.new_page(viewport={"width": 1280, "height": 900})
-            browser_page.set_default_timeout(20_000)
-            yield browser_page
-        finally:
-            await browser.close()
+def page(server: str, person: Any) -> Any:
+    """A fresh page of the module's one browser (conftest's `person`), once the server is up."""
+    return person
 
 
 def view_url(server: str, path: str = "") -> str:
