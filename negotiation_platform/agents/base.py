@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,12 @@ class Agent(Protocol):
     def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
         """A decision, directly or (for agents that must ask someone remote) as an awaitable."""
         ...
+
+
+def is_agent(made: object) -> TypeGuard[Agent]:
+    """Whether a plugin's factory made an `Agent` (a name and a `decide`): the registry hands factories on
+    as `registry.AgentFactory`, which cannot name `Agent` from the layer below."""
+    return hasattr(made, "name") and callable(getattr(made, "decide", None))
 
 
 def reads_prompt(agent: Agent) -> bool:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from negotiation_platform.agents.base import Agent
+from negotiation_platform.agents.base import Agent, is_agent
 from negotiation_platform.agents.seating import SeatedBy, check_agent
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
@@ -61,7 +61,7 @@ def make_agent(
     if allow is not None and getattr(factory, "checks_urls", False):
         implied["allow"] = allow
     try:
-        agent: Agent = factory(seed=seed, name=kind, **implied, **(options or {}))
+        agent = factory(seed=seed, name=kind, **implied, **(options or {}))
     except NegotiationError:
         raise
     except Exception as failure:  # a plugin's factory that fails in its own way: a structured refusal still
@@ -69,6 +69,10 @@ def make_agent(
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"Agent {spec!r} could not be made ({type(failure).__name__})."
         ) from None
+    if not is_agent(agent):
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"Agent {spec!r} could not be made (its factory made no agent)."
+        )
     return agent
 
 

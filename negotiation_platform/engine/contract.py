@@ -9,9 +9,9 @@ round" while the game rotates it. The contract as a whole is in the game authors
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import NoReturn
 
-from negotiation_platform.games.base_game import BaseGame, overrides
+from negotiation_platform.games.base_game import BaseGame, GameConfig, overrides
 from negotiation_platform.spec import GameSpec, PhaseSpec, RoleAssignment, StartRule, TurnOrder
 
 
@@ -24,7 +24,7 @@ class GameContractError(RuntimeError):
         self.hook = hook
 
 
-def game_orders(spec: GameSpec, players: list[str], game: BaseGame[Any]) -> GameOrders | None:
+def game_orders(spec: GameSpec, players: list[str], game: BaseGame[GameConfig]) -> GameOrders | None:
     """What asks and checks the game's turn orders; None for a game that gives none (the spec's start
     rule applies without asking), which no phase may then leave to the game."""
     if overrides(game, "phase_order"):
@@ -41,7 +41,7 @@ def game_orders(spec: GameSpec, players: list[str], game: BaseGame[Any]) -> Game
     return None
 
 
-def initialize(game: BaseGame[Any], spec: GameSpec, players: list[str]) -> None:
+def initialize(game: BaseGame[GameConfig], spec: GameSpec, players: list[str]) -> None:
     """Call the game's `initialize_game`, then check that the roles it seated agree with the spec."""
     game.initialize_game(list(players))
     roles = spec.roles
@@ -65,19 +65,21 @@ def initialize(game: BaseGame[Any], spec: GameSpec, players: list[str]) -> None:
         )
 
 
-def begin_round(game: BaseGame[Any], spec_id: str, number: int) -> None:
+def begin_round(game: BaseGame[GameConfig], spec_id: str, number: int) -> None:
     """Call the game's `begin_round` and check that it set `current_round` (BaseGame's does)."""
     game.begin_round(number)
     _check_set(game, spec_id, "begin_round", "current_round", number, "round_number")
 
 
-def begin_phase(game: BaseGame[Any], spec_id: str, name: str) -> None:
+def begin_phase(game: BaseGame[GameConfig], spec_id: str, name: str) -> None:
     """Call the game's `begin_phase` and check that it set `current_phase` (BaseGame's does)."""
     game.begin_phase(name)
     _check_set(game, spec_id, "begin_phase", "current_phase", name, "phase_name")
 
 
-def _check_set(game: BaseGame[Any], spec_id: str, hook: str, attribute: str, expected: object, argument: str) -> None:
+def _check_set(
+    game: BaseGame[GameConfig], spec_id: str, hook: str, attribute: str, expected: object, argument: str
+) -> None:
     found = getattr(game, attribute)
     if found != expected:
         raise GameContractError(
@@ -100,7 +102,7 @@ class GameOrders:
         self._last: dict[str, tuple[int, list[str]]] = {}
         """The order the game last gave for each phase, with the round it was given in."""
 
-    def order(self, game: BaseGame[Any], phase: PhaseSpec, round_number: int) -> list[str] | None:
+    def order(self, game: BaseGame[GameConfig], phase: PhaseSpec, round_number: int) -> list[str] | None:
         """The game's order for `phase` this round (None: the engine applies the start rule)."""
         given = game.phase_order(phase.name)
         if given is None:

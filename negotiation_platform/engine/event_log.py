@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from negotiation_platform.engine.events import Event, EventKind
@@ -49,7 +49,7 @@ FORFEITED = "forfeited"
 """A default played because the seat's agent gave up its move (unusable or refused replies)."""
 
 
-def played_by_default(data: dict[str, Any]) -> bool:
+def played_by_default(data: Mapping[str, object]) -> bool:
     """Whether an action event's data is a default the engine played (derived, not the seat's own move)."""
     return bool(data.get(TIMED_OUT) or data.get(FORFEITED))
 
@@ -116,7 +116,7 @@ class EventLog(_Events):
         """(name, payload fields or None, timed out) of the actions met so far; an action's code points here."""
         self._action_codes: dict[int, int] = {}
         """Codes by the id of their (shared, never freed) kind."""
-        self._openings: dict[str, dict[str, Any]] = {}
+        self._openings: dict[str, dict[str, object]] = {}
         """Each phase's last `phase_started` data as kept: most rounds open a phase alike, and those
         events share one copy."""
         self._recent: list[Event] | None = []
@@ -138,7 +138,7 @@ class EventLog(_Events):
         self._frame_phases.append(phase)
 
     def append(
-        self, kind: EventKind, actor: str | None, data: dict[str, Any], visible_to: tuple[str, ...] | None = None
+        self, kind: EventKind, actor: str | None, data: Mapping[str, object], visible_to: tuple[str, ...] | None = None
     ) -> None:
         """An event whose data is a copy of `data` as it is now: whatever its giver later does to `data`
         (a phase's live submissions, a game's state in a notice), the logged event never changes."""
@@ -148,7 +148,7 @@ class EventLog(_Events):
         self,
         actor: str,
         name: str,
-        payload: dict[str, Any],
+        payload: Mapping[str, object],
         fields: tuple[str, ...] | None,
         visible_to: tuple[str, ...] | None = None,
         *,
@@ -161,7 +161,7 @@ class EventLog(_Events):
         return self.append_kind(actor, action_kind(name, fields, default), payload, visible_to)
 
     def append_kind(
-        self, actor: str, kind: ActionKind, payload: dict[str, Any], visible_to: tuple[str, ...] | None = None
+        self, actor: str, kind: ActionKind, payload: Mapping[str, object], visible_to: tuple[str, ...] | None = None
     ) -> int:
         """`append_action` with its kind as `action_kind` gives it (the engine keeps one per action)."""
         code = self._action_codes.get(id(kind))
@@ -197,7 +197,7 @@ class EventLog(_Events):
         """A round opens: its `round_started` event begins a stretch of `round_number` and no phase."""
         self._begin_stretch(round_number, None, _ROUND_STARTED, None)
 
-    def append_phase_started(self, round_number: int, phase: str, data: dict[str, Any]) -> None:
+    def append_phase_started(self, round_number: int, phase: str, data: Mapping[str, object]) -> None:
         """A phase opens: its `phase_started` event begins the stretch of `round_number` and `phase`."""
         kept = self._openings.get(phase)
         if kept != data:
@@ -215,10 +215,10 @@ class EventLog(_Events):
             self._openings[phase] = kept
         self._open(round_number, phase, kept)
 
-    def _open(self, round_number: int, phase: str, kept: dict[str, Any]) -> None:
+    def _open(self, round_number: int, phase: str, kept: dict[str, object]) -> None:
         self._begin_stretch(round_number, phase, _PHASE_STARTED, kept)
 
-    def _begin_stretch(self, round_number: int, phase: str | None, code: int, data: dict[str, Any] | None) -> None:
+    def _begin_stretch(self, round_number: int, phase: str | None, code: int, data: dict[str, object] | None) -> None:
         """Append an opening event (`enter` and `_append` spelt out: the engine writes one every round),
         which begins the stretch of `round_number` and `phase` (or takes over an empty one)."""
         codes = self._codes
@@ -266,7 +266,7 @@ class EventLog(_Events):
         self._frame_rounds = array("I", self._frame_rounds)
         self._frame_phases = self._frame_phases[:]
 
-    def _append(self, code: int, actor: str | None, data: Any, visible_to: tuple[str, ...] | None) -> None:
+    def _append(self, code: int, actor: str | None, data: object, visible_to: tuple[str, ...] | None) -> None:
         if visible_to is not None:
             if self._visible is None:
                 self._visible = {}
@@ -404,10 +404,10 @@ def _read_payload(stored: Any, fields: tuple[str, ...] | None) -> dict[str, Any]
     return dict(zip(fields, stored, strict=True))
 
 
-def action_record(kind: ActionKind, payload: dict[str, Any]) -> dict[str, Any]:
+def action_record(kind: ActionKind, payload: object) -> dict[str, object]:
     """An action event's data, as the engine has always logged it (and a sealed phase reveals it)."""
     name, _, default = kind
-    record: dict[str, Any] = {"action_type": name, "payload": payload}
+    record: dict[str, object] = {"action_type": name, "payload": payload}
     if default:
         record[default] = True
     return record

@@ -29,7 +29,7 @@ from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.engine.plan import ActionPlan, PhasePlan, game_hooks, spec_plan
 from negotiation_platform.engine.seeding import SHARED_TIMES, TIMES, GameRngMaker, logical_time, orders_rng
 from negotiation_platform.errors import NegotiationError
-from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, PlayerAction
+from negotiation_platform.games.base_game import BaseGame, GameConfig, GameResult, GameState, Notice, PlayerAction
 from negotiation_platform.spec import ActionSpec, FirstMover, PhaseSpec, StartRule
 from negotiation_platform.spec.plain_data import plain_copy
 
@@ -45,10 +45,10 @@ class Match:
 
     def __init__(
         self,
-        game_cls: type[BaseGame[Any]],
+        game_cls: type[BaseGame[GameConfig]],
         players: list[str],
         *,
-        config: Mapping[str, Any] | GameConfig | None = None,
+        config: Mapping[str, object] | GameConfig | None = None,
         seed: int = 0,
         match_id: str = "match",
         clock: Clock = time.monotonic,
@@ -135,7 +135,7 @@ class Match:
         available = set(self.game.available_actions(player_id, candidates))
         return [a for a in actions if a.name in available and a.name in candidates]
 
-    def message_allowance(self, player_id: str) -> dict[str, Any]:
+    def message_allowance(self, player_id: str) -> messaging.MessageAllowance:
         """Which channels `player_id` may use now, and how many messages it has left."""
         run = self._run
         return messaging.allowance(None if run is None or player_id not in self.acting() else run, player_id)
@@ -147,7 +147,7 @@ class Match:
 
     # --- acting ---------------------------------------------------------------------------
 
-    def submit(self, player_id: str, action_type: str, payload: Mapping[str, Any] | None = None) -> Sequence[Event]:
+    def submit(self, player_id: str, action_type: str, payload: Mapping[str, object] | None = None) -> Sequence[Event]:
         """Take an action; returns the events it caused. Refusals raise and change nothing.
 
         Checked in this order: the seat, the phase, the turn, the budget, the payload, then the game's
@@ -232,7 +232,7 @@ class Match:
         self, run: PhaseRun, due: list[str], reason: str, *, close_phase: bool, forfeit: bool = False
     ) -> Sequence[Event]:
         start = len(self.events)
-        logged: dict[str, Any] = {"players": due, "reason": reason}
+        logged: dict[str, object] = {"players": due, "reason": reason}
         if forfeit:
             logged["forfeit"] = True
         self.events.append(EventKind.TIMEOUT, None, logged)
@@ -258,11 +258,11 @@ class Match:
     @classmethod
     def replay(
         cls,
-        game_cls: type[BaseGame[Any]],
+        game_cls: type[BaseGame[GameConfig]],
         players: list[str],
         events: Iterable[Event],
         *,
-        config: Mapping[str, Any] | GameConfig | None = None,
+        config: Mapping[str, object] | GameConfig | None = None,
         seed: int = 0,
         match_id: str = "match",
         clock: Clock = time.monotonic,
@@ -359,7 +359,7 @@ class Match:
         if notices:
             self._log_notices(notices)
 
-    def _log_notices(self, notices: Iterable[Any]) -> None:
+    def _log_notices(self, notices: Iterable[Notice]) -> None:
         for notice in notices:
             self.events.append(EventKind.NOTICE, None, notice.data, notice.visible_to)
 

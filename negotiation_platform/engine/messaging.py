@@ -4,7 +4,7 @@ left, and the checks a message passes before it is logged."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from negotiation_platform.engine.phase_run import PhaseRun
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -25,7 +25,18 @@ def messages_left(run: PhaseRun, player_id: str) -> int | None:
     return min(left) if left else None
 
 
-def allowance(run: PhaseRun | None, player_id: str) -> dict[str, Any]:
+class MessageAllowance(TypedDict):
+    """`Match.message_allowance`: the channels open to a player now and its messages left (None: no limit);
+    the phase's message rules too while the player acts."""
+
+    public: bool
+    private: bool
+    remaining: int | None
+    max_length: NotRequired[int]
+    uses_turn: NotRequired[bool]
+
+
+def allowance(run: PhaseRun | None, player_id: str) -> MessageAllowance:
     """Which channels `player_id` may use now, and how many messages it has left (`run` None: nobody
     may send, the match being over or the player not acting)."""
     if run is None:

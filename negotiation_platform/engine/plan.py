@@ -5,11 +5,10 @@ hooks do anything. A match then asks dictionaries and flags on each move rather 
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
 
 from negotiation_platform.engine.event_log import action_kind
 from negotiation_platform.engine.seeding import draws_orders
-from negotiation_platform.games.base_game import BaseGame
+from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.spec import ActionSpec, GameSpec, MessagingPolicy, PhaseEnd, PhaseSpec, StartRule, TurnOrder
 from negotiation_platform.spec.flat_payloads import flat_checker
 from negotiation_platform.spec.payload_checks import PayloadCheck, payload_check, stored_fields
@@ -126,10 +125,10 @@ _HOOK_METHODS = attrgetter(
     "begin_phase",
 )
 """What `GameHooks` is read from: a class's methods as they are now (a test may patch them)."""
-_hooks: dict[type[BaseGame[Any]], tuple[tuple[object, ...], tuple[object, ...], GameHooks]] = {}
+_hooks: dict[type[BaseGame[GameConfig]], tuple[tuple[object, ...], tuple[object, ...], GameHooks]] = {}
 
 
-def game_hooks(game_cls: type[BaseGame[Any]]) -> GameHooks:
+def game_hooks(game_cls: type[BaseGame[GameConfig]]) -> GameHooks:
     """`GameHooks(game_cls)`, kept while the class's methods and BaseGame's are the ones it was read
     from: checked for each match (a class patched meanwhile is read again as it is now)."""
     methods, base = _HOOK_METHODS(game_cls), _HOOK_METHODS(BaseGame)
@@ -150,7 +149,7 @@ class GameHooks:
 
     __slots__ = ("ends_phases", "filters", "orders", "own_notices", "own_phase", "own_round", "refuses")
 
-    def __init__(self, game_cls: type[BaseGame[Any]]) -> None:
+    def __init__(self, game_cls: type[BaseGame[GameConfig]]) -> None:
         def replaced(method: str) -> bool:
             return getattr(game_cls, method) is not getattr(BaseGame, method)
 

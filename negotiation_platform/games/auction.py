@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import (
@@ -130,7 +130,7 @@ class AuctionGame(BaseGame[AuctionConfig]):
         self.state = GameState.ACTIVE
         return True
 
-    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+    def process_action(self, action: PlayerAction) -> dict[str, object]:
         self.add_action(action)
         if action.action_type == "bid":
             self.game_data["bids"][action.player_id] = action.action_data["amount"]
@@ -150,7 +150,7 @@ class AuctionGame(BaseGame[AuctionConfig]):
     def check_end_conditions(self) -> bool:
         return self.game_data["sale"] is not None
 
-    def agreement_terms(self) -> dict[str, Any] | None:
+    def agreement_terms(self) -> dict[str, JsonValue] | None:
         return self.game_data.get("sale")
 
     def calculate_scores(self) -> dict[str, float]:
@@ -161,7 +161,7 @@ class AuctionGame(BaseGame[AuctionConfig]):
             scores[winner] = float(self.game_data["values"][winner] - sale["price"])
         return scores
 
-    def get_player_view(self, player_id: str) -> dict[str, Any]:
+    def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         return {
             "round": self.current_round,
             "phase": self.current_phase,
@@ -171,7 +171,7 @@ class AuctionGame(BaseGame[AuctionConfig]):
             "sale": self.game_data["sale"],
         }
 
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> dict[str, JsonValue]:
         """The bidders and, once the sealed bids are opened, the sale; never a value or a sealed bid."""
         return {
             "round": self.current_round,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.bargaining import BargainingPosition
@@ -76,10 +76,10 @@ class GameResult:
         of the platform uses (`get_result`, the store, the analysis)."""
         return self.final_scores
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         """A deep copy as plain data, exactly as `dataclasses.asdict` makes it, but without asdict's
         deepcopy of every leaf (which made this the dearest step of finishing a match)."""
-        copied: dict[str, Any] = plain_copy(self)
+        copied: dict[str, JsonValue] = plain_copy(self)
         return copied
 
 
@@ -92,7 +92,7 @@ class GameInfo(TypedDict):
     players: list[str]
     current_round: int
     max_rounds: int
-    config: dict[str, Any]
+    config: dict[str, JsonValue]
 
 
 MAX_ROUNDS = 1_000
@@ -141,7 +141,7 @@ class BasicConfig(GameConfig):
 class Notice:
     """Something the game announces to some players (None: everyone), logged by the engine."""
 
-    data: dict[str, Any]
+    data: Mapping[str, object]
     visible_to: tuple[str, ...] | None = None
 
 
@@ -255,7 +255,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         return shared_setup(cls, config).spec
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> dict[str, JsonValue]:
         """The game's config as a plain dict (a fresh copy: the parsed config is shared and frozen)."""
         return self.settings.model_dump()
 
@@ -321,7 +321,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Seat the players (drawing roles from `self.rng`) and become ACTIVE."""
 
     @abstractmethod
-    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+    def process_action(self, action: PlayerAction) -> dict[str, object]:
         """Apply an action the engine and `is_valid_action` accepted; return the updated state."""
 
     @abstractmethod
@@ -396,11 +396,11 @@ class BaseGame(ABC, Generic[ConfigT]):
         """
         return payload_schema(action.payload)
 
-    def get_player_view(self, player_id: str) -> dict[str, Any]:
+    def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         """What `player_id` may see of the game's state; override to show private information to its owner only."""
         return {"round": self.current_round}
 
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> dict[str, JsonValue]:
         """What a spectator may see of the state while the match runs: only what the rules make known to
         every player (never a seat's values, hand or sealed move). Spectators get nothing else until
         the end, so override it to let game boards show a pool, a sale or a map."""
@@ -447,7 +447,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         """For phases that end `game_decides`: whether the game closes the phase now."""
         return False
 
-    def agreement_terms(self) -> dict[str, Any] | None:
+    def agreement_terms(self) -> dict[str, JsonValue] | None:
         """The agreed terms, or None when there was no deal."""
         return None
 
@@ -481,7 +481,7 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Append an action to the chronological history."""
         self.actions_history.append(action)
 
-    def notify(self, data: dict[str, Any], to: list[str] | None = None) -> None:
+    def notify(self, data: Mapping[str, object], to: list[str] | None = None) -> None:
         """Announce something to `to` (None: everyone); the engine writes it to the event log."""
         self.pending_notices.append(Notice(data=data, visible_to=tuple(to) if to is not None else None))
 
@@ -495,14 +495,15 @@ class BaseGame(ABC, Generic[ConfigT]):
         """Each player's score above its BATNA."""
         return _surplus(self.players, self.calculate_scores(), self.player_batnas())
 
-    def get_winner(self, game_state: Mapping[str, Any] | None = None) -> str | None:
+    def get_winner(self, game_state: Mapping[str, object] | None = None) -> str | None:
         """The player with the highest positive surplus; None on a tie, without a deal, or without surplus.
 
         Decided from `game_state` when given (its `agreement_reached` and `utility_surplus`, as the
         documented games' states carry them), else from this game's own state.
         """
         if game_state is not None:
-            return _winner(bool(game_state.get("agreement_reached")), game_state.get("utility_surplus") or {})
+            surplus = game_state.get("utility_surplus")
+            return _winner(bool(game_state.get("agreement_reached")), surplus if isinstance(surplus, Mapping) else {})
         return None if self.agreement_terms() is None else _winner(True, self.surplus())
 
     def get_game_info(self) -> GameInfo:

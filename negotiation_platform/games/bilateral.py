@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypedDict, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from negotiation_platform.games import json_response
 from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms
@@ -45,6 +45,15 @@ from negotiation_platform.spec import (
 
 Decay = Annotated[float, Field(ge=0, le=1)]
 """A per-round decay rate: a BATNA shrinks by it each round and never grows (nor overflows)."""
+
+
+class Offer(TypedDict):
+    """A proposal as the game keeps it (in `game_data["offers"]` and `["standing"]`): who made it, its
+    normalised terms (`terms_of`) and the round it was made in."""
+
+    by: str
+    terms: dict[str, Any]
+    round: int
 
 
 class BilateralConfig(GameConfig):
@@ -106,7 +115,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
         """The utility of agreed `terms` for `role`, agreed (or offered) in `round_number`."""
 
-    def payload_of(self, terms: Mapping[str, object]) -> dict[str, Any]:
+    def payload_of(self, terms: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         """The proposal payload that stands for `terms` (the inverse of `terms_of`)."""
         return dict(terms)
 
@@ -126,11 +135,11 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         """The game-specific part of `bargaining_position` (a numeric field, or a menu of offers)."""
 
     @abstractmethod
-    def private_details(self, role: str) -> dict[str, Any]:
+    def private_details(self, role: str) -> dict[str, object]:
         """What only the player in `role` knows besides its BATNA (budget, cost, utility weights)."""
 
     @abstractmethod
-    def public_details(self) -> dict[str, Any]:
+    def public_details(self) -> dict[str, object]:
         """What both players know of the game (the listed price, the constraints, the issues)."""
 
     # --- spec -----------------------------------------------------------------------------
@@ -183,7 +192,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     # --- documented lifecycle ---------------------------------------------------------------
 
-    def initialize_game(self, players: list[str]) -> dict[str, Any]:  # type: ignore[override]
+    def initialize_game(self, players: list[str]) -> dict[str, object]:  # type: ignore[override]
         """Seat exactly two players and draw their roles from the game's seeded generator.
 
         Returns the initial state, as the documented games do (`state["role_assignments"]`).
@@ -208,7 +217,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         self.state = GameState.ACTIVE
         return self.documented_state()
 
-    def documented_state(self) -> dict[str, Any]:
+    def documented_state(self) -> dict[str, object]:
         """The game state in the documented shape, as `initialize_game` and `process_actions` return it.
 
         The game's own data (a copy), with the documented keys: `game_type`, `players`, `current_round`,
@@ -232,7 +241,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             "utility_surplus": self.surplus() if over else None,
         }
 
-    def private_info(self, player_id: str) -> dict[str, Any]:
+    def private_info(self, player_id: str) -> dict[str, object]:
         role = self.role_of(player_id)
         return {
             "role": role,
@@ -281,9 +290,9 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def proposals_left(self, player_id: str) -> int:
         return self.max_proposals - int(self.game_data["proposals_made"][player_id])
 
-    def standing_offer_for(self, player_id: str) -> dict[str, Any] | None:
+    def standing_offer_for(self, player_id: str) -> Offer | None:
         """The other player's standing offer that `player_id` could accept now, if any."""
-        offer: dict[str, Any] | None = self.game_data["standing"].get(self.other(player_id))
+        offer: Offer | None = self.game_data["standing"].get(self.other(player_id))
         if offer is None or (not self.accept_same_round and offer["round"] >= self.current_round):
             return None
         return offer
@@ -310,13 +319,13 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     # --- processing -----------------------------------------------------------------------
 
-    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+    def process_action(self, action: PlayerAction) -> dict[str, object]:
         self.add_action(action)
         data = self.game_data
         player, round_number = action.player_id, self.current_round
         data["acted"].append(player)
         if action.action_type == self.proposal_action:
-            offer: dict[str, Any] = {"by": player, "terms": self.terms_of(action.action_data), "round": round_number}
+            offer: Offer = {"by": player, "terms": self.terms_of(action.action_data), "round": round_number}
             data["offers"].append(offer)
             data["proposals_made"][player] += 1
             rival = data["standing"].get(self.other(player))
@@ -342,7 +351,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     def process_actions(
         self, actions: dict[str, dict[str, Any]], game_state: Mapping[str, object] | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Documented batch form for use without the engine: each player's action in order, then the
         round advances once both have acted. An invalid action is recorded in `errors`, not applied.
         Returns `documented_state()` (with `agreement_reached`, `final_utilities`, `game_over`)."""
@@ -369,13 +378,14 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             self.state = GameState.COMPLETED
         return self.documented_state()
 
-    def is_game_over(self, game_state: dict[str, Any] | None = None) -> bool:
-        data = game_state if game_state is not None else self.game_data
+    def is_game_over(self, game_state: Mapping[str, object] | None = None) -> bool:
+        data: Mapping[str, object] = game_state if game_state is not None else self.game_data
         if data.get("agreement_reached") or data.get("agreement"):
             return True
         if data.get("ended_by") or data.get("rounds_exhausted"):
             return True
-        return int(data.get("current_round", self.current_round)) > self.max_rounds
+        current = data.get("current_round", self.current_round)
+        return isinstance(current, int | float | str) and int(current) > self.max_rounds
 
     def check_end_conditions(self) -> bool:
         return self.is_game_over()
@@ -388,7 +398,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             return min(max(self.current_round, 1), self.max_rounds)
         return int(agreement["offer_round"] if self.score_at_offer_round else agreement["round"])
 
-    def agreement_terms(self) -> dict[str, Any] | None:
+    def agreement_terms(self) -> dict[str, JsonValue] | None:
         agreement = self.game_data.get("agreement")
         return None if agreement is None else dict(agreement["terms"])
 
@@ -401,9 +411,9 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             return {p: self.no_deal_utility(self.role_of(p), round_number) for p in self.players}
         return {p: self.role_utility(self.role_of(p), terms, round_number) for p in self.players}
 
-    def get_game_summary(self, game_state: Mapping[str, object] | None = None) -> dict[str, Any]:
+    def get_game_summary(self, game_state: Mapping[str, object] | None = None) -> dict[str, object]:
         agreement = self.game_data.get("agreement")
-        summary: dict[str, Any] = {
+        summary: dict[str, object] = {
             "game_type": self.game_title,
             "players": dict(self.game_data["roles"]),
             "agreement_reached": agreement is not None,
@@ -428,7 +438,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def validate_json_response(self, response: str) -> bool:
         return json_response.validate_json_response(response)
 
-    def parse_json_response(self, response: str) -> dict[str, Any]:
+    def parse_json_response(self, response: str) -> dict[str, JsonValue]:
         return json_response.parse_json_response(response)
 
     # --- what players see -----------------------------------------------------------------
@@ -436,7 +446,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{k}={v}" for k, v in terms.items())
 
-    def get_player_view(self, player_id: str) -> dict[str, Any]:
+    def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         role = self.role_of(player_id)
         rival = self.game_data["standing"].get(self.other(player_id))
         mine = self.game_data["standing"].get(player_id)
@@ -451,10 +461,10 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             "agreement": self.game_data["agreement"],
         }
 
-    def public_view(self) -> dict[str, Any]:
+    def public_view(self) -> dict[str, JsonValue]:
         """The round; once the match is over also each seat's role index (`role_order`), to place its
         outcome against the frontier (who held which role is no secret then)."""
-        view: dict[str, Any] = {"round": self.current_round, "rounds": self.max_rounds}
+        view: dict[str, JsonValue] = {"round": self.current_round, "rounds": self.max_rounds}
         if self.state is GameState.COMPLETED:
             view["role_order"] = [list(self.roles).index(self.role_of(p)) for p in self.players]
         return view
@@ -476,12 +486,12 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
             **self.bargaining_terms(player_id),
         }
 
-    def _scoring_round(self, offer: dict[str, Any]) -> int:
+    def _scoring_round(self, offer: Offer) -> int:
         return int(offer["round"]) if self.score_at_offer_round else max(self.current_round, 1)
 
     def get_game_prompt(self, player_id: str, game_state: Mapping[str, object] | None = None) -> str:
         view = self.get_player_view(player_id)
-        rival = view["opponent_latest_offer"]
+        rival: Offer | None = self.game_data["standing"].get(self.other(player_id))  # the view's latest offer
         lines = [
             f"You are {view['your_label']}. Round {view['round']} of {view['rounds']}.",
             f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. An agreement worth less to you "

@@ -85,7 +85,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
     def base_batna(self, role: str) -> float:
         return self.settings.buyer_batna if role == "buyer" else self.settings.seller_batna
 
-    def terms_of(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def terms_of(self, payload: dict[str, Any]) -> dict[str, float]:
         return {"price": round(float(payload["price"]), 2)}  # the cent grid: 40000.01 is never 40000.010000001
 
     def role_utility(self, role: str, terms: dict[str, Any], round_number: int) -> float:
@@ -105,18 +105,18 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
 
     @property
     def final_price(self) -> float | None:
-        terms = self.agreement_terms()
-        return None if terms is None else float(terms["price"])
+        agreement = self.game_data.get("agreement")
+        return None if agreement is None else float(agreement["terms"]["price"])
 
-    def documented_state(self) -> dict[str, Any]:
+    def documented_state(self) -> dict[str, object]:
         return {**super().documented_state(), "final_price": self.final_price}
 
-    def private_details(self, role: str) -> dict[str, Any]:
+    def private_details(self, role: str) -> dict[str, object]:
         if role == "buyer":
             return {"budget": self.settings.buyer_budget}
         return {"cost": self.settings.seller_cost}
 
-    def public_details(self) -> dict[str, Any]:
+    def public_details(self) -> dict[str, object]:
         return {"starting_price": self.settings.starting_price}
 
     def describe_terms(self, terms: Mapping[str, object]) -> str:

@@ -9,6 +9,7 @@ from functools import cache
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, create_model, model_validator
+from pydantic.fields import FieldInfo
 
 from negotiation_platform.games import negotiation_tools
 from negotiation_platform.games.bargaining import BargainingTerms, MenuItem
@@ -88,7 +89,7 @@ class IntegrativeConfig(BilateralConfig):
         return self
 
 
-def _issue_field(name: str, issue: Issue) -> tuple[Any, Any]:
+def _issue_field(name: str, issue: Issue) -> tuple[type, FieldInfo]:
     if issue.snap_upper_bounds is not None:
         return (
             float,
@@ -206,7 +207,7 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
         proposal = payload["proposal"]
         return {name: self.snap_option(name, proposal[name]) for name in self.settings.issues}
 
-    def payload_of(self, terms: Mapping[str, object]) -> dict[str, Any]:
+    def payload_of(self, terms: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
         return {"proposal": dict(terms)}
 
     # --- utility ------------------------------------------------------------------------
@@ -228,10 +229,10 @@ class IntegrativeNegotiationsGame(BilateralNegotiation[IntegrativeConfig]):
     def role_utility(self, role: str, terms: Mapping[str, object], round_number: int) -> float:
         return negotiation_tools.calculate_utility(terms, self.settings.weights[role], self.points_for(role))
 
-    def private_details(self, role: str) -> dict[str, Any]:
+    def private_details(self, role: str) -> dict[str, object]:
         return {"weights": dict(self.settings.weights[role]), "points": self.points_for(role)}
 
-    def public_details(self) -> dict[str, Any]:
+    def public_details(self) -> dict[str, object]:
         issues = self.settings.issues
         return {"issues": {name: {"options": list(i.options), "unit": i.unit} for name, i in issues.items()}}
 

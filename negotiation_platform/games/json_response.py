@@ -13,9 +13,10 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any
 
-FALLBACK: dict[str, Any] = {"type": "reject"}
+from pydantic import JsonValue
+
+FALLBACK: dict[str, JsonValue] = {"type": "reject"}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
@@ -24,7 +25,7 @@ _NAME_KEYS = ("type", "action_type", "action")
 """Where an answer may name its action, in the order they are looked for."""
 
 
-def _as_action(candidate: object) -> dict[str, Any] | None:
+def _as_action(candidate: object) -> dict[str, JsonValue] | None:
     """The action object inside a parsed value, flat: `decision` unwrapped, the name under `type`, a
     perform_action-style `payload` spread beside it."""
     if not isinstance(candidate, dict):
@@ -68,7 +69,7 @@ def _balanced_objects(text: str) -> list[str]:
     return objects
 
 
-def extract_action(response: str) -> dict[str, Any] | None:
+def extract_action(response: str) -> dict[str, JsonValue] | None:
     """The first action object found in `response`, or None."""
     if not isinstance(response, str):
         return None
@@ -81,7 +82,7 @@ def extract_action(response: str) -> dict[str, Any] | None:
     return None
 
 
-def parse_json_response(response: str) -> dict[str, Any]:
+def parse_json_response(response: str) -> dict[str, JsonValue]:
     """{"decision": the action (fallback {"type": "reject"}), "raw_response": the original text}."""
     action = extract_action(response)
     return {"decision": action if action is not None else dict(FALLBACK), "raw_response": response}

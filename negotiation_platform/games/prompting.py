@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from negotiation_platform.spec import ActionSpec, payload_schema
 
 
-def example_payload(payload: type[BaseModel]) -> dict[str, Any]:
+def example_payload(payload: type[BaseModel]) -> dict[str, JsonValue]:
     """A valid-looking example payload built from the model's JSON Schema."""
     schema = payload_schema(payload)
     example = _example_value(schema, schema.get("$defs", {}))
@@ -41,7 +41,7 @@ def _example_value(prop: dict[str, Any], defs: dict[str, Any]) -> Any:
     return "..."
 
 
-def example_move(action: ActionSpec) -> dict[str, Any]:
+def example_move(action: ActionSpec) -> dict[str, JsonValue]:
     """An example move for `action` in the form perform_action takes: its action_type and its payload."""
     return {"action_type": action.name, "payload": example_payload(action.payload)}
 

@@ -106,7 +106,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
             "the BATNAs of the round it was made. Without agreement each team gets its decayed BATNA."
         )
 
-    def initialize_game(self, players: list[str]) -> dict[str, Any]:  # type: ignore[override]
+    def initialize_game(self, players: list[str]) -> dict[str, object]:  # type: ignore[override]
         super().initialize_game(players)
         spread = self.settings.uncertainty_range if self.settings.uncertainty else 0.0
         # Drawn now, so that showing a prompt never consumes randomness.
@@ -115,16 +115,16 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         }
         return self.documented_state()
 
-    def documented_state(self) -> dict[str, Any]:
+    def documented_state(self) -> dict[str, object]:
         """Adds `resource_history`: every plan proposed so far, oldest first."""
         history = [{"by": o["by"], "round": o["round"], **o["terms"]} for o in self.game_data["offers"]]
         return {**super().documented_state(), "resource_history": history}
 
-    def private_details(self, role: str) -> dict[str, Any]:
+    def private_details(self, role: str) -> dict[str, object]:
         gpu_value, cpu_value = self.settings.utility_coefficients[role]
         return {"utility_coefficients": {"gpu_hours": gpu_value, "cpu_hours": cpu_value}}
 
-    def public_details(self) -> dict[str, Any]:
+    def public_details(self) -> dict[str, object]:
         c = self.settings
         return {
             "constraints": {
@@ -145,7 +145,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
     def base_batna(self, role: str) -> float:
         return float(self.settings.batnas[role])
 
-    def terms_of(self, payload: Mapping[str, object]) -> dict[str, Any]:
+    def terms_of(self, payload: Mapping[str, object]) -> dict[str, float]:
         """The plan in the engine's names, from them or from the documented `gpu`/`cpu`."""
         plan = _plan_payload(self.settings.total_resources).model_validate(payload).model_dump()
         return {"gpu_hours": float(plan["gpu_hours"]), "cpu_hours": float(plan["cpu_hours"])}
@@ -189,7 +189,7 @@ class ResourceAllocationGame(BilateralNegotiation[ResourceAllocationConfig]):
         messages = self.constraint_violations(terms["gpu_hours"], terms["cpu_hours"])
         return None if not messages else "Plan violates constraints: " + "; ".join(messages) + "."
 
-    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+    def process_action(self, action: PlayerAction) -> dict[str, object]:
         if action.action_type == self.proposal_action:
             terms = self.terms_of(action.action_data)
             self.check_constraints_and_update(terms["gpu_hours"], terms["cpu_hours"])

@@ -11,13 +11,16 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
 from negotiation_platform.spec import GameSpec
 from negotiation_platform.spec.rules_text import render_rules
 from negotiation_platform.wire.strict_json import strict_json
+
+if TYPE_CHECKING:  # base_game builds its setups here
+    from negotiation_platform.games.base_game import BaseGame, ConfigInput, GameConfig
 
 MAX_SETUPS = 512
 """Game classes × configs kept; a tournament or a server uses a handful."""
@@ -47,7 +50,7 @@ The setup holds its config, so an id here is never reused while its entry is kep
 _lock = threading.Lock()
 
 
-def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | None) -> Setup:
+def shared_setup(game_cls: type[BaseGame[GameConfig]], config: ConfigInput) -> Setup:
     """The setup of a game class (its `Config`, `parse_config` and `build_spec`) under `config`: from
     the cache, or parsed (raising pydantic's ValidationError for a bad config, never cached) and built."""
     if isinstance(config, BaseModel):
@@ -77,7 +80,7 @@ def shared_setup(game_cls: type[Any], config: Mapping[str, Any] | BaseModel | No
     return setup
 
 
-def _key(game_cls: type[Any], config: object) -> SetupKey | None:
+def _key(game_cls: type[BaseGame[GameConfig]], config: object) -> SetupKey | None:
     """The class, the config's own class (None for plain data) and the config's JSON text."""
     if config is None or (type(config) is dict and not config):
         return game_cls, None, b"{}"  # the defaults: the JSON text of an empty config

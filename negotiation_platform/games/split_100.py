@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import (
@@ -108,7 +107,7 @@ class Split100Game(BaseGame[Split100Config]):
         can_accept = offer is not None and offer["by"] != player_id
         return [a for a in candidates if a != "accept" or can_accept]
 
-    def process_action(self, action: PlayerAction) -> dict[str, Any]:
+    def process_action(self, action: PlayerAction) -> dict[str, object]:
         self.add_action(action)
         data = self.game_data
         if action.action_type == "propose":
@@ -130,7 +129,7 @@ class Split100Game(BaseGame[Split100Config]):
     def check_end_conditions(self) -> bool:
         return self.game_data["agreement"] is not None or self.game_data["walked_away"] is not None
 
-    def agreement_terms(self) -> dict[str, Any] | None:
+    def agreement_terms(self) -> dict[str, JsonValue] | None:
         return self.game_data.get("agreement")
 
     def calculate_scores(self) -> dict[str, float]:
@@ -140,7 +139,7 @@ class Split100Game(BaseGame[Split100Config]):
         factor = self.settings.discount ** (agreement["round"] - 1)
         return {p: float(agreement["split"][p]) * factor for p in self.players}
 
-    def get_player_view(self, player_id: str) -> dict[str, Any]:
+    def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         return {
             "round": self.current_round,
             "rounds": self.max_rounds,

@@ -29,10 +29,10 @@ class DiscreteCodes:
 
     n: int
 
-    def mask(self, legal: jax.Array, params: Any) -> jax.Array:
+    def mask(self, legal: jax.Array, params: object) -> jax.Array:
         return legal
 
-    def decode(self, codes: jax.Array, params: Any) -> jax.Array:
+    def decode(self, codes: jax.Array, params: object) -> jax.Array:
         return codes.astype(jnp.int32)
 
 
@@ -50,13 +50,13 @@ class DigitCodes:
         """int32[n, len(nvec)]: every code's digits."""
         return np.stack(np.unravel_index(np.arange(self.n), self.nvec), axis=1).astype(np.int32)
 
-    def mask(self, legal: jax.Array, params: Any) -> jax.Array:
+    def mask(self, legal: jax.Array, params: object) -> jax.Array:
         """legal: bool[agents, len(nvec), max(nvec)] → bool[agents, n]."""
         digits = jnp.asarray(self.digits())
         per_digit = legal[:, jnp.arange(len(self.nvec))[None, :], digits]  # [agents, n, len(nvec)]
         return jnp.all(per_digit, axis=-1)
 
-    def decode(self, codes: jax.Array, params: Any) -> jax.Array:
+    def decode(self, codes: jax.Array, params: object) -> jax.Array:
         return jnp.asarray(self.digits())[codes]
 
 
@@ -74,7 +74,7 @@ class KindPriceCodes:
         low, high = jnp.float32(params.min_cents), jnp.float32(params.max_cents)
         return jnp.round(jnp.linspace(low, high, self.levels)).astype(jnp.int32)
 
-    def mask(self, legal: jax.Array, params: Any) -> jax.Array:
+    def mask(self, legal: jax.Array, params: object) -> jax.Array:
         """legal: bool[agents, 3] over kinds (offer, accept, reject) → bool[agents, levels + 2]."""
         offers = jnp.broadcast_to(legal[:, :1], (legal.shape[0], self.levels))
         return jnp.concatenate([offers, legal[:, 1:]], axis=1)
@@ -88,7 +88,7 @@ class KindPriceCodes:
 Codes = DiscreteCodes | DigitCodes | KindPriceCodes
 
 
-def codes_for(space: Any, price_levels: int = DEFAULT_PRICE_LEVELS) -> Codes:
+def codes_for(space: spaces.Space, price_levels: int = DEFAULT_PRICE_LEVELS) -> Codes:
     """The codec of a kernel's action space."""
     if isinstance(space, spaces.Discrete):
         return DiscreteCodes(space.n)

@@ -9,17 +9,21 @@ engine's earliest bid when bids are submitted in seat order. Rewards arrive on t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import JsonValue
 
 from negotiation_platform.games.auction import AuctionConfig
 from negotiation_platform.kernels import spaces
 from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.sampling import uniform_indices
 from negotiation_platform.kernels.utilities import auction_utilities
+
+if TYPE_CHECKING:
+    from negotiation_platform.engine.match import Match
 
 BID = "bid"
 
@@ -74,7 +78,7 @@ class AuctionEnv(BaseKernel[State, Params]):
         zeros = jnp.zeros(self.num_agents, jnp.int32)
         return State(jnp.asarray(draws.values, jnp.int32), zeros, jnp.bool_(False))
 
-    def engine_draws(self, match: Any) -> Draws:
+    def engine_draws(self, match: Match) -> Draws:
         """An engine match's draws in this form (`check_kernel`): each bidder's value, in seat order."""
         return Draws(jnp.array([match.game.game_data["values"][p] for p in match.players], jnp.int32))
 
@@ -109,6 +113,6 @@ class AuctionEnv(BaseKernel[State, Params]):
         own = np.array([(view["your_value"] - low) / span], np.float32)
         return {"features": own, "legal_action_mask": np.full(self.num_actions, view["sale"] is None)}
 
-    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, JsonValue]]:
         """The engine move of a code: a sealed bid of that amount."""
         return BID, {"amount": int(action)}

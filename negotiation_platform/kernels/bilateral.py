@@ -13,12 +13,14 @@ counts as a reject, as in the company_car kernel. Rewards arrive when the match 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import JsonValue
 
+from negotiation_platform.games.bilateral import BilateralNegotiation
 from negotiation_platform.games.integrative_negotiation import IntegrativeConfig, IntegrativeNegotiationsGame
 from negotiation_platform.games.resource_allocation import ResourceAllocationConfig, ResourceAllocationGame
 from negotiation_platform.kernels import spaces
@@ -28,6 +30,9 @@ from negotiation_platform.kernels.sampling import coin_flips, uniform_indices
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import round_factor
+
+if TYPE_CHECKING:
+    from negotiation_platform.engine.match import Match
 
 
 class Params(NamedTuple):
@@ -115,9 +120,11 @@ class OutcomeBargainingEnv(BaseKernel[State, Params]):
             end_round=jnp.int32(1),
         )
 
-    def engine_draws(self, match: Any) -> Draws:
+    def engine_draws(self, match: Match) -> Draws:
         """An engine match's draws in this form (`check_kernel`): seat 0's role and each round's opener."""
-        role = type(match.game).roles.index(match.game.game_data["roles"][match.players[0]])
+        game = match.game
+        assert isinstance(game, BilateralNegotiation), "a bilateral kernel replays a bilateral game"
+        role = type(game).roles.index(game.game_data["roles"][match.players[0]])
         return Draws(jnp.int32(role), round_openers(match, self.rounds))
 
     def current_player(self, state: State) -> jax.Array:
@@ -242,7 +249,7 @@ class OutcomeBargainingEnv(BaseKernel[State, Params]):
 
     # --- at an engine table ---------------------------------------------------------------------
 
-    table_game: ClassVar[type[Any]]
+    table_game: ClassVar[type[BilateralNegotiation[Any]]]
     """The engine game whose view `table_observation` reads (its roles and their labels)."""
     config: Any
     """The game's Config (set by `from_config`): the table methods translate terms with it."""
@@ -266,7 +273,7 @@ class OutcomeBargainingEnv(BaseKernel[State, Params]):
         )
         return {"features": features, "legal_action_mask": legal & seat.moving}
 
-    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, JsonValue]]:
         """The engine move of a code: propose its outcome, accept, or reject."""
         code = int(action)
         if code < self.accept_code:
@@ -277,12 +284,14 @@ class OutcomeBargainingEnv(BaseKernel[State, Params]):
         """The utility for `role` of offered terms (the engine's normalised terms)."""
         raise NotImplementedError
 
-    def table_payload(self, code: int) -> dict[str, Any]:
+    def table_payload(self, code: int) -> dict[str, JsonValue]:
         """The engine payload that proposes outcome `code`."""
         raise NotImplementedError
 
 
-def _per_role(config: Any, roles: tuple[str, str]) -> tuple[jax.Array, jax.Array]:
+def _per_role(
+    config: IntegrativeConfig | ResourceAllocationConfig, roles: tuple[str, str]
+) -> tuple[jax.Array, jax.Array]:
     decay = config.batna_decay
     rates = [float(decay.get(r, 0.0)) if isinstance(decay, dict) else float(decay) for r in roles]
     return jnp.array([config.batnas[r] for r in roles], jnp.float32), jnp.array(rates, jnp.float32)
@@ -308,7 +317,7 @@ class ResourceAllocationEnv(OutcomeBargainingEnv):
         gpu_value, cpu_value = self.config.utility_coefficients[ResourceAllocationGame.roles[role]]
         return float(gpu_value * terms["gpu_hours"] + cpu_value * terms["cpu_hours"])
 
-    def table_payload(self, code: int) -> dict[str, Any]:
+    def table_payload(self, code: int) -> dict[str, JsonValue]:
         gpu_hours, cpu_hours = self.outcomes[code]
         return {"gpu_hours": float(gpu_hours), "cpu_hours": float(cpu_hours)}
 
@@ -336,7 +345,7 @@ class IntegrativeEnv(OutcomeBargainingEnv):
         code = np.ravel_multi_index(picked, [len(issue.options) for issue in issues.values()])
         return float(utilities[code, role])
 
-    def table_payload(self, code: int) -> dict[str, Any]:
+    def table_payload(self, code: int) -> dict[str, JsonValue]:
         issues = self.config.issues.items()
         return {
             "proposal": {

@@ -11,11 +11,12 @@ seat is the buyer, and who opens each round.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import JsonValue
 
 from negotiation_platform.games.company_car import CompanyCarConfig, CompanyCarGame
 from negotiation_platform.kernels import spaces
@@ -24,6 +25,9 @@ from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
 from negotiation_platform.kernels.utilities import company_car_utilities, decayed
+
+if TYPE_CHECKING:
+    from negotiation_platform.engine.match import Match
 
 OFFER, ACCEPT, REJECT = 0, 1, 2
 
@@ -129,7 +133,7 @@ class CompanyCarEnv(BaseKernel[State, Params]):
             agree_round=zero,
         )
 
-    def engine_draws(self, match: Any) -> Draws:
+    def engine_draws(self, match: Match) -> Draws:
         """An engine match's draws in this form (`check_kernel`): the buyer's seat and each round's opener
         (rounds the match never reached open with seat 0)."""
         return Draws(
@@ -240,7 +244,7 @@ class CompanyCarEnv(BaseKernel[State, Params]):
         kinds = np.array([seat.proposals_left > 0, seat.offer is not None, True]) & seat.moving
         return {"features": features, "legal_action_mask": kinds}
 
-    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, JsonValue]]:
         """The engine move of a [kind, price in cents] row: an offer at that price, accept, or reject."""
         kind, cents = int(action[0]), int(action[1])
         if kind == OFFER:

@@ -7,6 +7,7 @@ kernels come with the games they play, and the transports' and agents' plugins a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
@@ -24,7 +25,7 @@ def kernel_games(registry: Registry) -> dict[str, KernelFactory]:
     return registry.kernels()
 
 
-def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None = None) -> Kernel:
+def kernel_for(registry: Registry, game_id: str, config: Mapping[str, object] | None = None) -> Kernel:
     """(env, params) for a game under `config` (validated by the game's own Config)."""
     factories = kernel_games(registry)
     factory = factories.get(game_id)
@@ -35,6 +36,6 @@ def kernel_for(registry: Registry, game_id: str, config: dict[str, Any] | None =
     return cast("Kernel", factory(registry.game(game_id).cls.parse_config(config)))
 
 
-def make(game_id: str, *, registry: Registry | None = None, **config: Any) -> Kernel:
+def make(game_id: str, *, registry: Registry | None = None, **config: object) -> Kernel:
     """(env, params) for `game_id` with config overrides, as gymnax's `make` — e.g. `make("split_100", rounds=4)`."""
     return kernel_for(registry or Registry(groups=(GAMES_GROUP,)), game_id, config or None)

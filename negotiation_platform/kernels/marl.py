@@ -131,7 +131,7 @@ class MarlEnv(Generic[StateT, ParamsT]):
 
 
 def make(
-    game_id: str, *, registry: Registry | None = None, price_levels: int = DEFAULT_PRICE_LEVELS, **config: Any
+    game_id: str, *, registry: Registry | None = None, price_levels: int = DEFAULT_PRICE_LEVELS, **config: object
 ) -> MarlEnv[Any, Any]:
     """A JaxMARL-compatible environment for `game_id` under config overrides, e.g. `make("trust_and_split")`.
 

@@ -7,22 +7,28 @@ of record; feed the utilities to `analysis.summarize` for the frontier, Nash poi
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from negotiation_platform.kernels.utilities import integrative_utilities, resource_allocation_utilities
 
+if TYPE_CHECKING:
+    from negotiation_platform.games.integrative_negotiation import IntegrativeConfig
+    from negotiation_platform.games.resource_allocation import ResourceAllocationConfig
+    from negotiation_platform.games.split_100 import Split100Config
 
-def split_100_outcomes(config: Any) -> tuple[np.ndarray, Any]:
+
+def split_100_outcomes(config: Split100Config) -> tuple[np.ndarray, jax.Array]:
     """Every agreed split (seat 0 keeps x) and its undiscounted utilities."""
     shares = np.arange(config.total + 1)
     utilities = jnp.stack([shares, config.total - shares], axis=-1).astype(jnp.float32)
     return shares, utilities
 
 
-def integrative_outcomes(config: Any) -> tuple[np.ndarray, Any]:
+def integrative_outcomes(config: IntegrativeConfig) -> tuple[np.ndarray, jax.Array]:
     """Every combination of options (as option indices) and its (IT, Marketing) utilities."""
     issues = list(config.issues.values())
     choices = np.array(list(itertools.product(*(range(len(issue.options)) for issue in issues))), dtype=np.int32)
@@ -36,7 +42,7 @@ def integrative_outcomes(config: Any) -> tuple[np.ndarray, Any]:
     return choices, integrative_utilities(jnp.asarray(choices), weights, points)
 
 
-def resource_allocation_outcomes(config: Any) -> tuple[np.ndarray, Any]:
+def resource_allocation_outcomes(config: ResourceAllocationConfig) -> tuple[np.ndarray, jax.Array]:
     """Every integer plan (gpu_hours, cpu_hours) that meets the constraints, and its utilities by role."""
     grid = np.array(
         [(x, y) for x in range(int(config.total_resources) + 1) for y in range(int(config.total_resources) + 1)],

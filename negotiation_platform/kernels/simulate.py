@@ -6,8 +6,8 @@ import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TypedDict
 
 import jax
 
@@ -19,6 +19,22 @@ from negotiation_platform.kernels.sharding import shard_batch
 from negotiation_platform.registry import Registry
 
 
+class SimulationReport(TypedDict):
+    """What `simulate` measured (printed by `negotiation-platform simulate`)."""
+
+    game: str
+    policy: str
+    batch: int
+    steps: int
+    env_steps: int
+    first_chunk_seconds: float
+    compiled_chunk_lengths: list[int]
+    env_steps_per_second: float
+    episodes_finished: int
+    mean_return_per_episode: list[float]
+    devices: list[str]
+
+
 def simulate(
     registry: Registry,
     game_id: str,
@@ -26,11 +42,11 @@ def simulate(
     batch: int,
     steps: int,
     seed: int = 0,
-    config: dict[str, Any] | None = None,
+    config: Mapping[str, object] | None = None,
     policy: str = "random",
     chunk: int = 100,
     progress: Callable[[int], None] = lambda done: None,
-) -> dict[str, Any]:
+) -> SimulationReport:
     """Step `batch` matches `steps` times with `policy` (see `load_policy`), in chunks; a chunk of a length not
     run before compiles, so those are timed apart (`first_chunk_seconds` sums them)."""
     env, params = kernel_for(registry, game_id, config)

@@ -9,16 +9,20 @@ pass if played anyway. Rewards arrive when the match ends.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from pydantic import JsonValue
 
 from negotiation_platform.games.split_100 import Split100Config
 from negotiation_platform.kernels import spaces, threefry
 from negotiation_platform.kernels.base import BaseKernel, Moved
 from negotiation_platform.kernels.utilities import split_100_utilities
+
+if TYPE_CHECKING:
+    from negotiation_platform.engine.match import Match
 
 
 class Params(NamedTuple):
@@ -72,7 +76,7 @@ class Split100Env(BaseKernel[State, Params]):
         zero = jnp.int32(0)
         return State(zero, jnp.int32(-1), zero, jnp.bool_(False), jnp.bool_(False), jnp.float32(0), zero)
 
-    def engine_draws(self, match: Any) -> None:
+    def engine_draws(self, match: Match) -> None:
         """The draws of an engine match (`check_kernel`): split_100 has none."""
         return None
 
@@ -112,7 +116,7 @@ class Split100Env(BaseKernel[State, Params]):
         legal = (codes <= self.total) | (codes == self.total + 2) | ((codes == self.total + 1) & by_other)
         return {"features": features, "legal_action_mask": legal & moving}
 
-    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def table_action(self, action: np.ndarray, turn: Mapping[str, Any]) -> tuple[str, dict[str, JsonValue]]:
         """The engine move of a code: propose to keep it, accept, or walk away."""
         code = int(action)
         if code <= self.total:

@@ -9,7 +9,7 @@ of every match (random moves, fresh draws for the matches that ended), so the ha
 
 `bits`, `split` and `uniform` return exactly what `jax.random.bits`, `jax.random.split` and
 `jax.random.uniform` return (tested), for typed threefry keys with `jax_threefry_partitionable`
-on (JAX's default). Any other key, or that flag off, goes to `jax.random` itself.
+on (JAX's default). Every other key, or that flag off, goes to `jax.random` itself.
 """
 
 from __future__ import annotations

@@ -2,6 +2,17 @@
 
 from negotiation_platform.registry.hookspecs import hookimpl
 from negotiation_platform.registry.kernel_factory import KernelFactory
+from negotiation_platform.registry.plugin_types import AgentFactory, SeatableAgent, TransportPlugin
 from negotiation_platform.registry.registry import GameEntry, PluginProblem, PluginWarning, Registry
 
-__all__ = ["GameEntry", "KernelFactory", "PluginProblem", "PluginWarning", "Registry", "hookimpl"]
+__all__ = [
+    "AgentFactory",
+    "GameEntry",
+    "KernelFactory",
+    "PluginProblem",
+    "PluginWarning",
+    "Registry",
+    "SeatableAgent",
+    "TransportPlugin",
+    "hookimpl",
+]

@@ -8,8 +8,7 @@ Plugins implement these with `@hookimpl` in a module named by an entry point, e.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
 
     from negotiation_platform.games.base_game import BaseGame, GameConfig
     from negotiation_platform.registry.kernel_factory import KernelFactory
+    from negotiation_platform.registry.plugin_types import AgentFactory, TransportPlugin
 
 PROJECT = "negotiation_platform"
 
@@ -36,21 +36,22 @@ def register_games() -> list[type[BaseGame[GameConfig]]]:
 
 
 @hookspec
-def register_agents() -> dict[str, Callable[..., Any]]:
+def register_agents() -> dict[str, AgentFactory]:
     """Return agent kinds by name.
 
     :return: factories called as `factory(seed=..., name=..., **options)` (plus `target=` for a kind
-        whose factory says `needs_target = True`, named `kind:TARGET`), each returning an `Agent`.
+        whose factory says `needs_target = True`, named `kind:TARGET`), each returning an `Agent`
+        (`plugin_types.AgentFactory`); an offer that is not callable is left out and reported.
     """
     raise NotImplementedError
 
 
 @hookspec
-def register_transports() -> dict[str, Any]:
+def register_transports() -> dict[str, TransportPlugin]:
     """Return transports by name (e.g. "mcp", "a2a").
 
-    :return: objects satisfying the `Transport` protocol: each adds `serve NAME` to the CLI and may
-        answer `play --via TARGET`.
+    :return: objects satisfying the `Transport` protocol (`plugin_types.TransportPlugin` as the
+        registry checks it): each adds `serve NAME` to the CLI and may answer `play --via TARGET`.
     """
     raise NotImplementedError
 

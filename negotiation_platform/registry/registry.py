@@ -12,9 +12,9 @@ import functools
 import importlib.metadata
 import inspect
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import TypeGuard, TypeVar
 
 import pluggy
 from pydantic import BaseModel, JsonValue
@@ -23,6 +23,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.registry import hookspecs
 from negotiation_platform.registry.kernel_factory import KernelFactory, as_kernel_factory
+from negotiation_platform.registry.plugin_types import AgentFactory, TransportPlugin
 from negotiation_platform.spec import GameSpec
 
 GAMES_GROUP = "negotiation_platform.games"
@@ -30,6 +31,7 @@ AGENTS_GROUP = "negotiation_platform.agents"
 TRANSPORTS_GROUP = "negotiation_platform.transports"
 ENTRY_POINT_GROUPS = (GAMES_GROUP, AGENTS_GROUP, TRANSPORTS_GROUP)
 OWN_DISTRIBUTION = "negotiation-platform"
+T = TypeVar("T")
 
 
 class PluginWarning(UserWarning):
@@ -76,7 +78,7 @@ class Registry:
         self._pm.add_hookspecs(hookspecs)
         self._sources: dict[str, str | None] = {}
         self._load_problems: list[PluginProblem] = []
-        self._named: dict[str, dict[str, Any]] = {}
+        self._named: dict[str, dict[str, object]] = {}
         self._games: dict[str, GameEntry] | None = None
         self._game_problems: list[PluginProblem] = []
         if entry_points:
@@ -127,7 +129,9 @@ class Registry:
         if self._games is None:
             self._games, self._game_problems = {}, []
             for plugin, offered in self._call_each("register_games"):
-                for cls in offered or []:
+                for cls in (
+                    offered if isinstance(offered, Iterable) else self._misshapen(plugin, "register_games", offered)
+                ):
                     self._add_game(plugin, cls)
         return dict(self._games)
 
@@ -140,13 +144,15 @@ class Registry:
             )
         return entry
 
-    def agents(self) -> dict[str, Callable[..., Any]]:
-        """Agent factories by name (see the `register_agents` hook)."""
-        return self._merge_named("register_agents")
+    def agents(self) -> dict[str, AgentFactory]:
+        """Agent factories by name (see the `register_agents` hook); an offer that is not callable is left
+        out and reported in `problems`."""
+        return self._checked_named("register_agents", _is_agent_factory, "is not an agent factory")
 
-    def transports(self) -> dict[str, Any]:
-        """Transports by name (see the `register_transports` hook)."""
-        return self._merge_named("register_transports")
+    def transports(self) -> dict[str, TransportPlugin]:
+        """Transports by name (see the `register_transports` hook); an offer without a transport's methods
+        is left out and reported in `problems`."""
+        return self._checked_named("register_transports", _is_transport, "is not a transport")
 
     def kernels(self) -> dict[str, KernelFactory]:
         """JAX kernel factories by game id (see `kernel_factory`); an offer that is not one is left out
@@ -176,7 +182,19 @@ class Registry:
 
     # --- internals ------------------------------------------------------------------------
 
-    def _call_each(self, hook_name: str) -> list[tuple[str, Any]]:
+    def _checked_named(self, hook_name: str, check: Callable[[object], TypeGuard[T]], reason: str) -> dict[str, T]:
+        """What `_merge_named` offers under `hook_name` that passes `check`; each other offer reported once."""
+        checked: dict[str, T] = {}
+        for name, offered in self._merge_named(hook_name).items():
+            if check(offered):
+                checked[name] = offered
+                continue
+            problem = PluginProblem(hook_name, None, f"{name!r} {reason}")
+            if problem not in self._load_problems:
+                self._load_problems.append(problem)
+        return checked
+
+    def _call_each(self, hook_name: str) -> list[tuple[str, object]]:
         """Call a hook plugin by plugin, so one failing plugin cannot hide the others."""
         results = []
         for impl in getattr(self._pm.hook, hook_name).get_hookimpls():
@@ -189,17 +207,18 @@ class Registry:
                 )
         return results
 
-    def _merge_named(self, hook_name: str) -> dict[str, Any]:
+    def _merge_named(self, hook_name: str) -> dict[str, object]:
         """What every plugin offers under `hook_name`, by name; asked once until a plugin is added (callers
         look agents and kernels up per match, and a failing plugin must be reported once)."""
         if hook_name not in self._named:
             self._named[hook_name] = self._collect_named(hook_name)
         return dict(self._named[hook_name])
 
-    def _collect_named(self, hook_name: str) -> dict[str, Any]:
-        merged: dict[str, Any] = {}
+    def _collect_named(self, hook_name: str) -> dict[str, object]:
+        merged: dict[str, object] = {}
         for plugin, offered in self._call_each(hook_name):
-            for key, value in (offered or {}).items():
+            named = offered if isinstance(offered, Mapping) else dict(self._misshapen(plugin, hook_name, offered))
+            for key, value in named.items():
                 if key in merged:
                     self._load_problems.append(
                         PluginProblem(plugin, self._sources.get(plugin), f"duplicate name {key!r} in {hook_name}")
@@ -207,6 +226,14 @@ class Registry:
                     continue
                 merged[key] = value
         return merged
+
+    def _misshapen(self, plugin: str, hook_name: str, offered: object) -> tuple[()]:
+        """Nothing from a hook that answered neither None nor its shape (a list of games, a mapping of
+        names), and the reason in `problems`."""
+        if offered is not None:
+            reason = f"{hook_name} returned {type(offered).__name__}, not what the hook specifies"
+            self._load_problems.append(PluginProblem(plugin, self._sources.get(plugin), reason))
+        return ()
 
     def _add_game(self, plugin: str, cls: object) -> None:
         assert self._games is not None
@@ -286,3 +313,17 @@ def _load_order(ep: importlib.metadata.EntryPoint) -> tuple[bool, str, str]:
 def _short(exc: BaseException) -> str:
     first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {first_line}" if first_line else type(exc).__name__
+
+
+def _is_agent_factory(offered: object) -> TypeGuard[AgentFactory]:
+    """Callable, so a factory as far as can be told before it is called (`make_agent` checks what it makes)."""
+    return callable(offered)
+
+
+_TRANSPORT_METHODS = ("add_serve_arguments", "serve", "connects_to", "connect")
+
+
+def _is_transport(offered: object) -> TypeGuard[TransportPlugin]:
+    """Has a transport's name, summary and methods (`TransportPlugin`)."""
+    named = all(isinstance(getattr(offered, field, None), str) for field in ("name", "summary"))
+    return named and all(callable(getattr(offered, method, None)) for method in _TRANSPORT_METHODS)

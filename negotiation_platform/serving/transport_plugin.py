@@ -14,10 +14,13 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from negotiation_platform.arena import ArenaApi
-from negotiation_platform.registry import Registry
+from negotiation_platform.registry import Registry, TransportPlugin
 
 
-class Transport(Protocol):
+class Transport(TransportPlugin, Protocol):
+    """A transport plugin (`registry.TransportPlugin`, as `Registry.transports()` hands it on) whose
+    `connect` gives an `ArenaApi`."""
+
     name: str
     summary: str
 

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
-from pydantic import BaseModel
-from pydantic_core import PydanticUndefined
+from pydantic import BaseModel, JsonValue
+from pydantic_core import PydanticUndefinedType
 
-FlatChecker = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+FlatChecker = Callable[[dict[str, object]], "dict[str, JsonValue] | None"]
+"""A payload's data to exactly what strict validation makes of it, or None: not sure."""
 
 _BOUNDS: dict[type, tuple[str, str, bool]] = {
     Ge: ("ge", "low", False),
@@ -33,14 +34,14 @@ _LENGTHS: dict[type, tuple[str, str, bool]] = {
 }
 _CONFIG_KEYS = frozenset({"extra", "frozen", "title", "json_schema_extra"})
 """Model settings that change nothing about which plain values validate, or into what."""
-_PLAIN_KINDS: dict[Any, type] = {int: int, float: float, str: str, bool: bool}
+_PLAIN_KINDS: dict[object, type] = {int: int, float: float, str: str, bool: bool}
 """The field types read here (a bool is not an int here: JSON keeps them apart, and so does the check)."""
 _SAFE_INT = 2**53
 """Beyond this, integers meet JSON's number limits; such payloads take the slow path."""
 
-Bound = tuple[Any, bool]
+Bound = tuple[float, bool]
 """A limit and whether it is strict (`gt`, `lt`): a value, or a text's length, must lie beyond it."""
-Field = tuple[str, type, Any, tuple[Bound, ...], tuple[Bound, ...]]
+Field = tuple[str, type, JsonValue | PydanticUndefinedType, tuple[Bound, ...], tuple[Bound, ...]]
 """A field as the checker reads it: name, exact type, default (or Undefined), lower and upper bounds."""
 
 
@@ -52,14 +53,15 @@ def flat_checker(model: type[BaseModel]) -> FlatChecker | None:
     names = frozenset(name for name, *_ in fields)
     isfinite = math.isfinite
 
-    def check(data: dict[str, Any]) -> dict[str, Any] | None:
+    def check(data: dict[str, Any]) -> dict[str, JsonValue] | None:
+        # `data` stays untyped: each value's type is tested (`type(value) is kind`) before it is compared
         for key in data:
             if key not in names:
                 return None  # an unknown key, or one that is not even a string: pydantic says which
-        out: dict[str, Any] = {}
+        out: dict[str, JsonValue] = {}
         for name, kind, default, lows, highs in fields:
             if name not in data:
-                if default is PydanticUndefined:
+                if isinstance(default, PydanticUndefinedType):
                     return None
                 out[name] = default
                 continue
@@ -108,7 +110,7 @@ def _one_int(field: Field, check: FlatChecker) -> FlatChecker:
     for limit, strict in highs:
         high = min(high, math.ceil(limit) - 1 if strict else math.floor(limit))
 
-    def check_one(data: dict[str, Any]) -> dict[str, Any] | None:
+    def check_one(data: dict[str, object]) -> dict[str, JsonValue] | None:
         if len(data) == 1:
             value = data.get(name)
             if type(value) is int and low <= value <= high:
@@ -152,7 +154,7 @@ def _plain_fields(model: type[BaseModel]) -> list[Field] | None:
     return fields
 
 
-def _bounds(kind: type, metadata: list[Any]) -> tuple[tuple[Bound, ...], tuple[Bound, ...]] | None:
+def _bounds(kind: type, metadata: list[object]) -> tuple[tuple[Bound, ...], tuple[Bound, ...]] | None:
     """The lower and upper bounds a value of `kind` (a text: its length) must respect, or None for a
     constraint not read here."""
     lows: list[Bound] = []

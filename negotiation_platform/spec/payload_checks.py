@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.spec import ActionSpec, EmptyPayload
@@ -17,7 +16,7 @@ from negotiation_platform.spec.rules_text import describe_payload
 from negotiation_platform.wire.strict_json import strict_json
 
 
-def validate_payload(action: ActionSpec, payload: object) -> dict[str, Any]:
+def validate_payload(action: ActionSpec, payload: object) -> dict[str, JsonValue]:
     """The payload as JSON-ready data, or a NegotiationError(invalid_payload) saying what is wrong."""
     if type(payload) is not dict and payload is not None and not isinstance(payload, Mapping):
         raise NegotiationError(
@@ -41,7 +40,7 @@ def validate_payload(action: ActionSpec, payload: object) -> dict[str, Any]:
         ) from None
 
 
-PayloadCheck = Callable[[Any], dict[str, Any]]
+PayloadCheck = Callable[[object], dict[str, JsonValue]]
 
 
 def payload_check(action: ActionSpec) -> PayloadCheck:
@@ -51,7 +50,7 @@ def payload_check(action: ActionSpec) -> PayloadCheck:
     model = action.payload
     if model is EmptyPayload:
 
-        def empty(payload: object) -> dict[str, Any]:
+        def empty(payload: object) -> dict[str, JsonValue]:
             if payload is None or (type(payload) is dict and not payload):
                 return {}
             return validate_payload(action, payload)
@@ -61,7 +60,7 @@ def payload_check(action: ActionSpec) -> PayloadCheck:
     if quick is None:
         return functools.partial(validate_payload, action)
 
-    def flat(payload: object) -> dict[str, Any]:
+    def flat(payload: object) -> dict[str, JsonValue]:
         if type(payload) is dict:
             checked = quick(payload)
             if checked is not None:
@@ -71,7 +70,7 @@ def payload_check(action: ActionSpec) -> PayloadCheck:
     return flat
 
 
-Validator = Callable[[dict[str, Any]], dict[str, Any]]
+Validator = Callable[[dict[str, object]], dict[str, JsonValue]]
 _validators: dict[type[BaseModel], Validator] = {}
 """Compiled validators by payload model (models are few, made once per game class and config)."""
 
@@ -84,14 +83,14 @@ def _compile(model: type[BaseModel]) -> Validator:
     to_python = model.__pydantic_serializer__.to_python
     if _dumps_as_stored(model):
 
-        def as_stored(data: Mapping[str, object]) -> dict[str, Any]:
+        def as_stored(data: Mapping[str, object]) -> dict[str, JsonValue]:
             return dict(validate_json(strict_json(model, data), strict=True).__dict__)
 
         thorough: Validator = as_stored
     else:
 
-        def dumped(data: Mapping[str, object]) -> dict[str, Any]:
-            dump: dict[str, Any] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
+        def dumped(data: Mapping[str, object]) -> dict[str, JsonValue]:
+            dump: dict[str, JsonValue] = to_python(validate_json(strict_json(model, data), strict=True), mode="json")
             return dump
 
         thorough = dumped
@@ -99,7 +98,7 @@ def _compile(model: type[BaseModel]) -> Validator:
     quick = flat_checker(model)
     if quick is not None:
 
-        def quick_first(data: dict[str, Any]) -> dict[str, Any]:
+        def quick_first(data: dict[str, object]) -> dict[str, JsonValue]:
             checked = quick(data)
             return thorough(data) if checked is None else checked
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from negotiation_platform.store.records import MatchQuery, MatchRecord
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 FORMATS = (".jsonl", ".parquet")
 
 
-def match_row(record: MatchRecord) -> dict[str, Any]:
+def match_row(record: MatchRecord) -> dict[str, object]:
     result = record.result or {}
     started, finished = record.started_at, record.finished_at
     return {
@@ -49,7 +49,7 @@ def match_row(record: MatchRecord) -> dict[str, Any]:
     }
 
 
-def rows(store: SqlStore, game_id: str | None = None, *, events: bool = False) -> Iterator[dict[str, Any]]:
+def rows(store: SqlStore, game_id: str | None = None, *, events: bool = False) -> Iterator[dict[str, object]]:
     """One row per finished match, newest first (with its event log when `events`)."""
     for record in store.iter_matches(MatchQuery(status="finished", game_id=game_id, limit=500)):
         row = match_row(record)
@@ -58,7 +58,7 @@ def rows(store: SqlStore, game_id: str | None = None, *, events: bool = False) -
         yield row
 
 
-def write(path: Path, found: Iterable[dict[str, Any]]) -> int:
+def write(path: Path, found: Iterable[Mapping[str, object]]) -> int:
     """Write rows to `path` (.jsonl or .parquet); returns how many."""
     if path.suffix == ".parquet":
         return _write_parquet(path, list(found))
@@ -106,12 +106,12 @@ def _write_parquet(path: Path, found: Sequence[Mapping[str, object]]) -> int:
     return len(found)
 
 
-def _cell(column: str, value: Any) -> Any:
+def _cell(column: str, value: object) -> object:
     """A row's value as its Parquet column holds it."""
     if column in ("config", "terms", "events"):
         return json.dumps(value)
     if column == "seed":
         return str(value)
     if column == "payoffs":
-        return None if value is None else list(value.items())
+        return list(value.items()) if isinstance(value, Mapping) else None
     return value

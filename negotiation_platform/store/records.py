@@ -83,9 +83,9 @@ class MatchRecord:
     def players(self) -> list[str]:
         return [s.agent_id for s in self.seats]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """The record as JSON for anyone: everything but tokens, callers, and the seed while unfinished."""
-        row: dict[str, Any] = {
+        row: dict[str, object] = {
             "match_id": self.match_id,
             "game_id": self.game_id,
             "status": self.status,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 NUMBER_TYPES = frozenset({"integer", "number"})
 HOW_TO_BOUND = (
@@ -20,17 +19,19 @@ HOW_TO_BOUND = (
 )
 
 
-def unbounded_numbers(schema: dict[str, Any]) -> list[str]:
+def unbounded_numbers(schema: Mapping[str, object]) -> list[str]:
     """The paths (`field.sub[]`) of every number in `schema` that lacks a finite minimum or maximum."""
     return sorted(set(_walk(schema, schema, "", frozenset())))
 
 
-def _walk(schema: Any, root: dict[str, Any], path: str, seen: frozenset[str]) -> Iterator[str]:
+def _walk(schema: object, root: Mapping[str, object], path: str, seen: frozenset[str]) -> Iterator[str]:
     if not isinstance(schema, dict):
         return
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/") and ref not in seen:
-        yield from _walk(root.get("$defs", {}).get(ref.removeprefix("#/$defs/")), root, path, seen | {ref})
+        defs = root.get("$defs")
+        target = defs.get(ref.removeprefix("#/$defs/")) if isinstance(defs, dict) else None
+        yield from _walk(target, root, path, seen | {ref})
     kind = schema.get("type")
     kinds = set(kind) if isinstance(kind, list) else {kind}
     if kinds & NUMBER_TYPES and "const" not in schema and "enum" not in schema and not _bounded(schema):

@@ -15,14 +15,19 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import JsonValue
 
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.games.base_game import BaseGame, GameConfig
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:  # JAX is imported only when a check runs
+    import jax
+    from jax.stages import Wrapped
 
 DEFAULT_SEEDS = range(5)
 DEFAULT_MAX_STEPS = 5_000
@@ -42,7 +47,7 @@ class KernelCheckError(AssertionError):
         self.check, self.game_id, self.seed, self.step = check, game_id, seed, step
 
 
-def seat_turn(match: Match, player: str) -> dict[str, Any]:
+def seat_turn(match: Match, player: str) -> dict[str, JsonValue]:
     """The parts of a seat's turn state (as the arena builds it) that `table_observation` reads."""
     return {
         "game_id": match.game.spec.id,
@@ -71,10 +76,10 @@ class _Kernel:
     game_id: str
     call: str
     """How to check one seed again: `check_kernel(...)` with everything but the seeds."""
-    observe: Any
-    replay: Any
-    legal_codes: Any
-    decode: Any
+    observe: Wrapped
+    replay: Wrapped
+    legal_codes: Wrapped
+    decode: Wrapped
 
     def fail(self, check: str, detail: str, seed: int, step: int) -> KernelCheckError:
         again = f" (reproduce: {self.call.replace('SEEDS', f'seeds=[{seed}]')})"
@@ -82,9 +87,9 @@ class _Kernel:
 
 
 def check_kernel(
-    game_cls: type[BaseGame[Any]],
+    game_cls: type[BaseGame[GameConfig]],
     seeds: Iterable[int] = DEFAULT_SEEDS,
-    config: Mapping[str, Any] | GameConfig | None = None,
+    config: Mapping[str, object] | GameConfig | None = None,
     *,
     kernel: Any = None,
     registry: Registry | None = None,
@@ -197,11 +202,11 @@ def _replay(kernel: _Kernel, match: Match, seed: int, steps: list[_Step]) -> Non
             raise kernel.fail("frozen", detail, seed, len(steps))
 
 
-def _step_draws(env: Any, match: Match, index: int) -> Any:
+def _step_draws(env: Any, match: Match, index: int) -> object:
     return env.engine_step_draws(match, index) if hasattr(env, "engine_step_draws") else None
 
 
-def _replay_step(env: Any, state: Any, actions: Any, draws: Any, params: Any) -> Any:
+def _replay_step(env: Any, state: object, actions: jax.Array, draws: object, params: object) -> Any:
     """The kernel's step with the engine's draws of that step (`replay_step`), else `step_env` itself."""
     import jax
 
@@ -210,7 +215,7 @@ def _replay_step(env: Any, state: Any, actions: Any, draws: Any, params: Any) ->
     return env.step_env(jax.random.key(0), state, actions, params)
 
 
-def _leaves(tree: Any) -> list[np.ndarray]:
+def _leaves(tree: object) -> list[np.ndarray]:
     import jax
 
     return [np.asarray(leaf) for leaf in jax.tree.leaves(tree)]
