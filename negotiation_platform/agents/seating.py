@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from negotiation_platform.arena.arguments import seat_id_base
 from negotiation_platform.arena.seat_links import HUMAN_NAME, PARTICIPANT_NAME
@@ -30,6 +30,7 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
+    from negotiation_platform.agents.base import Agent
     from negotiation_platform.wire.allowlist import AllowList
 
 PEOPLE = frozenset({HUMAN_NAME, PARTICIPANT_NAME})
@@ -65,7 +66,7 @@ def check_agent(
     by: SeatedBy,
     allow: AllowList | None = None,
     offered: Collection[str] = (),
-) -> Callable[..., Any]:
+) -> Callable[..., Agent]:
     """The factory of `spec` once every check passed, without making anything: a known kind, a target
     exactly when the kind takes one, a kind `by` may seat (or a spec in `offered`), and for a kind that
     contacts URLs a target `allow` allows (None: any). Refusals are NegotiationError

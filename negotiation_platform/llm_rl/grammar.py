@@ -14,6 +14,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import SYSTEM, read_reply
 from negotiation_platform.agents.payloads import sample_payload
@@ -54,7 +56,7 @@ def render(grammar: Grammar, decision: Decision, turn: Mapping[str, Any]) -> str
     """`decision` written as a reply in `grammar` (its messages public)."""
     message = decision.messages[0].content if decision.messages else None
     if grammar == "json":
-        reply: dict[str, Any] = {"action_type": decision.action, "payload": decision.payload}
+        reply: dict[str, JsonValue] = {"action_type": decision.action, "payload": decision.payload}
         if message is not None:
             reply["message"] = message
         return json.dumps(reply)
@@ -65,7 +67,7 @@ def render(grammar: Grammar, decision: Decision, turn: Mapping[str, Any]) -> str
     return "\n".join(lines)
 
 
-def compact_line(action: str, payload: Mapping[str, Any], allowed: Mapping[str, Any]) -> str:
+def compact_line(action: str, payload: Mapping[str, object], allowed: Mapping[str, Any]) -> str:
     """`action` and `payload` as one compact line: the values in the schema's field order."""
     fields = list(allowed["payload_schema"].get("properties", {}))
     values = [_word(payload[name]) for name in fields if name in payload]
@@ -79,7 +81,7 @@ def _word(value: object) -> str:
     return json.dumps(value)
 
 
-def _bare(word: str) -> Any:
+def _bare(word: str) -> JsonValue:
     """What a bare word reads as: its JSON value if it is one (`55`, `true`), else the word itself."""
     try:
         value, end = _DECODER.raw_decode(word)
@@ -113,9 +115,9 @@ def _read_compact(text: str, turn: Mapping[str, Any]) -> tuple[Decision | None, 
     return Decision(messages=messages, action=name, payload=dict(zip(fields, values, strict=False))), ""
 
 
-def _values(text: str) -> tuple[list[Any], str]:
+def _values(text: str) -> tuple[list[JsonValue], str]:
     """The values of a move line after its action name: JSON values or bare words, space separated."""
-    values: list[Any] = []
+    values: list[JsonValue] = []
     at = 0
     while True:
         while at < len(text) and text[at].isspace():

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Awaitable
 from typing import Any
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt
 from negotiation_platform.agents.catalog import make_agent
@@ -32,7 +35,7 @@ class AgentSeat:
 
     def play(self, env: TextEnv) -> TextStep:
         """The seat's move: decided, written in the env's grammar, stepped; decided again after each refusal."""
-        refusal: dict[str, Any] | None = None
+        refusal: dict[str, JsonValue] | None = None
         while True:
             turn = self.turn(env)
             if refusal is not None:
@@ -84,6 +87,6 @@ def decide(agent: Agent, turn: dict[str, Any]) -> Decision:
     return decision
 
 
-async def _awaited(decision: Any) -> Decision:
+async def _awaited(decision: Awaitable[Decision]) -> Decision:
     result: Decision = await decision
     return result

@@ -26,7 +26,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import situation
@@ -53,7 +53,9 @@ class SeatPrompt(BaseModel):
 
     system: str
     user: str
-    actions: dict[str, dict[str, Any]] = Field(description="Each legal action's name and its payload's JSON Schema.")
+    actions: dict[str, dict[str, JsonValue]] = Field(
+        description="Each legal action's name and its payload's JSON Schema."
+    )
 
 
 class TextStep(BaseModel):

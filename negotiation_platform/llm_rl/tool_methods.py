@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
-JSON_TYPES: dict[str, Any] = {
+JSON_TYPES: dict[str, object] = {
     "integer": int,
     "number": float,
     "string": str,
@@ -29,7 +29,7 @@ Call = Callable[[Any, str, dict[str, Any]], str]
 """What a made method does: (the instance, the action type, the arguments given) -> the text the model reads."""
 
 
-def python_type(prop: dict[str, Any]) -> Any:
+def python_type(prop: dict[str, Any]) -> object:
     """The type hint of one JSON Schema property: a Literal of its enum, else its JSON type (a $ref: an object)."""
     if "enum" in prop:
         return Literal[tuple(prop["enum"])]
@@ -62,7 +62,7 @@ def tool_method(name: str, description: str, schema: dict[str, Any], call: Call)
             )
     ordered = sorted(properties, key=lambda field: field not in required)  # required first, as Python demands
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    annotations: dict[str, Any] = {}
+    annotations: dict[str, object] = {}
     for field in ordered:
         hint = python_type(properties[field])
         default = inspect.Parameter.empty if field in required else properties[field].get("default")

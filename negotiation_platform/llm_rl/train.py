@@ -18,14 +18,17 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.advantages import TRUST_AND_SPLIT_BETA, TRUST_AND_SPLIT_GAMMA
 from negotiation_platform.llm_rl.trl_env import make_trl_env, seed_dataset
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    from peft import LoraConfig
 
 Algo = Literal["grpo", "ad-align"]
 ALGOS: tuple[Algo, ...] = ("grpo", "ad-align")
@@ -80,7 +83,7 @@ def train_llm(
     beta: float = TRUST_AND_SPLIT_BETA,
     gamma: float = TRUST_AND_SPLIT_GAMMA,
     save_every: int = 0,
-    config: dict[str, Any] | None = None,
+    config: dict[str, JsonValue] | None = None,
     registry: Registry | None = None,
 ) -> TrainSummary:
     """Train `model` (a local folder: weights, config, tokenizer with a tool-calling chat template) on `game`.
@@ -210,7 +213,7 @@ def frozen_self(opponents: Sequence[str], source: Path) -> list[str]:
     return [f"hf:{source.resolve()}" if spec == "self" else spec for spec in opponents]
 
 
-def lora_config() -> Any:
+def lora_config() -> LoraConfig:
     """The LoRA adapter `--lora` trains: rank 8 on every linear layer."""
     from peft import LoraConfig
 

@@ -20,6 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.seating import SeatedBy
@@ -51,9 +53,9 @@ class TrlSeatEnv:
     seat: ClassVar[int | str] = 0
     opponents: ClassVar[tuple[str, ...]] = ("concession",)
     grammar: ClassVar[Grammar] = "json"
-    config: ClassVar[dict[str, Any] | None] = None
+    config: ClassVar[Mapping[str, object] | None] = None
     registry: ClassVar[Registry]
-    schemas: ClassVar[dict[str, dict[str, Any]]] = {}
+    schemas: ClassVar[dict[str, dict[str, JsonValue]]] = {}
     """Each action's payload JSON Schema (the spec's), to write a tool call as a reply in the grammar."""
 
     def __init__(self) -> None:
@@ -159,7 +161,7 @@ def make_trl_env(
                 ErrorCode.INVALID_ARGUMENT, "Opponent 'self' (a frozen copy of the model) is not supported yet."
             )
         make_agent(registry, agent, seed=0, by=SeatedBy.OPERATOR)  # refused now rather than at the first reset
-    namespace: dict[str, Any] = {
+    namespace: dict[str, object] = {
         "game": game,
         "seat": seat,
         "opponents": specs,
