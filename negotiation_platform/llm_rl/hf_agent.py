@@ -114,7 +114,7 @@ class HFAgent:
         """One entry per reply: the raw reply, what was wrong with it, its tokens and seconds."""
         self._refusals = 0
 
-    async def decide(self, turn: dict[str, Any]) -> Decision:
+    async def decide(self, turn: Mapping[str, object]) -> Decision:
         self._refusals, forfeit = refusal_forfeit(self._refusals, self.settings.max_refusals, turn)
         if forfeit is not None:
             return forfeit

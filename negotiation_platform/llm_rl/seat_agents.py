@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable
-from typing import Any
 
 from pydantic import JsonValue
 
@@ -47,14 +46,14 @@ class AgentSeat:
                 return step
             refusal = {"error": {"message": step.error}}
 
-    def turn(self, env: TextEnv) -> dict[str, Any]:
+    def turn(self, env: TextEnv) -> dict[str, object]:
         """The turn state the arena would hand this seat now (its events: those after the last it was shown)."""
         match, seat = env.match, self.seat
         events = match.events_for(seat, self._seen)
         if events:
             self._seen = events[-1].seq
         acting = match.acting()
-        turn: dict[str, Any] = {
+        turn: dict[str, object] = {
             "match_id": f"text-env-{env.seed}",
             "game_id": env.game_id,
             "agent_id": seat,
@@ -79,7 +78,7 @@ class AgentSeat:
         return turn
 
 
-def decide(agent: Agent, turn: dict[str, Any]) -> Decision:
+def decide(agent: Agent, turn: dict[str, object]) -> Decision:
     """An agent's decision, awaited here when its kind asks someone remote (an `llm:` endpoint)."""
     decision = agent.decide(turn)
     if inspect.isawaitable(decision):

@@ -16,7 +16,7 @@ import contextlib
 import csv
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +29,7 @@ from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
     from peft import LoraConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
 
 Algo = Literal["grpo", "ad-align"]
 ALGOS: tuple[Algo, ...] = ("grpo", "ad-align")
@@ -166,7 +167,7 @@ def _trainer(
     max_completion_length: int,
     learning_rate: float,
     save_every: int,
-) -> tuple[Any, str]:
+) -> tuple[GRPOTrainer, str]:
     """The GRPOTrainer over the local model; on the CPU when no GPU is present."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback
@@ -229,9 +230,11 @@ def save_model(model: Any, tokenizer: Any, out: Path, lora: bool) -> None:
     tokenizer.save_pretrained(out / FINAL)
 
 
-def reward_curve(log_history: Sequence[dict[str, Any]]) -> list[CurvePoint]:
+def reward_curve(log_history: Sequence[Mapping[str, float]]) -> list[CurvePoint]:
     """The mean reward of each logged training step, from the trainer's log history."""
-    return [CurvePoint(step=entry["step"], mean_reward=entry["reward"]) for entry in log_history if "reward" in entry]
+    return [
+        CurvePoint(step=int(entry["step"]), mean_reward=entry["reward"]) for entry in log_history if "reward" in entry
+    ]
 
 
 def write_curve(path: Path, curve: Sequence[CurvePoint]) -> None:

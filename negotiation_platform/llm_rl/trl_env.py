@@ -88,7 +88,7 @@ class TrlSeatEnv:
             self._play_others()
         return env.payoffs()[self._learner]
 
-    def _move(self, action: str | None, payload: dict[str, Any], message: str | None = None) -> str:
+    def _move(self, action: str | None, payload: dict[str, JsonValue], message: str | None = None) -> str:
         """The learner's move (an action, or a message alone) judged by the text environment, then the others'."""
         env = self._env
         if env.done:
@@ -120,7 +120,7 @@ class TrlSeatEnv:
         if env.done:
             return "The match is over: " + self._outcome()
         user = env.prompt(self._learner).user
-        allowed: list[Mapping[str, Any]] = list(seat_actions(env.match, self._learner))
+        allowed = seat_actions(env.match, self._learner)
         reminder = grammars.format_text(self.grammar, allowed)
         user = user.removesuffix("\n\n" + reminder)
         if not rules:
@@ -193,7 +193,7 @@ def _say(env: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
     return env._move(None, {}, arguments["content"])
 
 
-MESSAGE_SCHEMA = {
+MESSAGE_SCHEMA: dict[str, JsonValue] = {
     "properties": {"content": {"type": "string", "description": "What you say to the other players."}},
     "required": ["content"],
 }
