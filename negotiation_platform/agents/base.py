@@ -6,6 +6,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
+from pydantic import JsonValue
+
 
 @dataclass(frozen=True)
 class OutgoingMessage:
@@ -20,7 +22,7 @@ class Decision:
 
     messages: list[OutgoingMessage] = field(default_factory=list)
     action: str | None = None
-    payload: dict[str, Any] = field(default_factory=dict)
+    payload: dict[str, JsonValue] = field(default_factory=dict)
     forfeit: str | None = None
     """Why the agent gives up this move (a remote agent was late or unreadable): the default action is played."""
     performed: bool = False

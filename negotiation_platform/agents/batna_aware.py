@@ -8,11 +8,13 @@ utility and, among offers worth the target, picks the one closest to the other s
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.concession import ConcessionAgent
 from negotiation_platform.agents.offers import field_offer, menu_offer, menu_utility
+from negotiation_platform.agents.turns import AllowedAction, Payload, allowed_actions, bargaining
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.negotiation_tools import suggest_next_offer
 
 
@@ -28,14 +30,14 @@ class BatnaAwareAgent:
         self.step = step
         self._fallback = ConcessionAgent(seed=seed, name=name)
 
-    def observe(self, turn: dict[str, Any]) -> None:
+    def observe(self, turn: Mapping[str, object]) -> None:
         """Show every turn to the fallback, whose random draws count the seat's moves."""
         self._fallback.observe(turn)
 
-    def decide(self, turn: dict[str, Any]) -> Decision:
+    def decide(self, turn: Mapping[str, object]) -> Decision:
         self.observe(turn)
-        allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
-        position = turn.get("bargaining")
+        allowed = allowed_actions(turn)
+        position = bargaining(turn)
         if not position or "batna" not in position:
             return self._fallback.decide(turn)
         standing = position.get("standing_utility")
@@ -47,7 +49,7 @@ class BatnaAwareAgent:
                 return Decision(action=position["action"], payload=payload)
         return Decision(action="reject") if "reject" in allowed else self._fallback.decide(turn)
 
-    def _next_offer(self, position: dict[str, Any], action: dict[str, Any]) -> dict[str, Any] | None:
+    def _next_offer(self, position: BargainingPosition, action: AllowedAction) -> Payload | None:
         last = position.get("my_last_offer")
         if "menu" in position:
             menu = position["menu"]
@@ -56,6 +58,7 @@ class BatnaAwareAgent:
             target = suggest_next_offer(start, position["batna"], last is not None, self.step)
             return menu_offer(menu, max(target, position["batna"] + 1e-9), position.get("standing_offer"))
         field = position["field"]
-        start = last[field] if last is not None else position["best"]
+        offered = last[field] if last is not None else position["best"]
+        start = float(offered) if isinstance(offered, int | float) else position["best"]
         value = suggest_next_offer(start, position["reservation"], last is not None, self.step)
         return field_offer(action, field, value)

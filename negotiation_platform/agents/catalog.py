@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -57,7 +57,7 @@ def make_agent(
     a served arena lets it contact (None: any, in-process)."""
     factory = check_agent(registry, spec, by=by, allow=allow, offered=offered)
     kind, _, target = spec.partition(":")
-    implied: dict[str, Any] = {"target": target} if target else {}
+    implied: dict[str, object] = {"target": target} if target else {}
     if allow is not None and getattr(factory, "checks_urls", False):
         implied["allow"] = allow
     try:
@@ -80,7 +80,7 @@ IMPLIED = frozenset({"seed", "name", "target", "allow"})
 """What `make_agent` passes itself: not options a user sets."""
 
 
-def option_names(factory: Any) -> list[str] | None:
+def option_names(factory: Callable[..., object]) -> list[str] | None:
     """The keyword options an agent factory takes: its `Options` model's fields where it declares one,
     else its keyword parameters (None: it takes any, through **kwargs)."""
     declared = getattr(factory, "Options", None)

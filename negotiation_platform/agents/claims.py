@@ -6,49 +6,59 @@ claim on each item, an offer's own share); everything else about a game is left 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
-from negotiation_platform.agents.offers import bargain_toward
+from negotiation_platform.agents.offers import bargain_toward, schema_number, schema_object
 from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.agents.turns import AllowedAction, Payload, allowed_actions, bargaining, messaging
 
 NUMERIC = frozenset({"integer", "number"})
 LAST_RESORTS = frozenset({"walk_away", "reject"})
 """Payload-less actions an agent that claims takes only when nothing else is open."""
 
 
-def claim_fields(action: dict[str, Any]) -> dict[str, float]:
+def claim_fields(action: AllowedAction) -> dict[str, float]:
     """The action's bounded numeric payload fields and their maxima."""
-    properties = action["payload_schema"].get("properties", {})
+    fields = {name: schema_object(prop) for name, prop in _properties(action).items()}
     return {
-        name: prop["maximum"] for name, prop in properties.items() if prop.get("type") in NUMERIC and "maximum" in prop
+        name: schema_number(prop, "maximum")
+        for name, prop in fields.items()
+        if prop.get("type") in NUMERIC and "maximum" in prop
     }
 
 
-def claim_action(allowed: dict[str, Any]) -> dict[str, Any] | None:
+def claim_action(allowed: dict[str, AllowedAction]) -> AllowedAction | None:
     """The first open action whose payload is all bounded numeric fields (None: no such action)."""
     for action in allowed.values():
         fields = claim_fields(action)
-        if fields and len(fields) == len(action["payload_schema"].get("properties", {})):
-            return action  # type: ignore[no-any-return]
+        if fields and len(fields) == len(_properties(action)):
+            return action
     return None
 
 
-def claim(action: dict[str, Any], amount: Callable[[str, float], float]) -> dict[str, Any]:
+def claim(action: AllowedAction, amount: Callable[[str, float], float]) -> Payload:
     """A payload claiming `amount(field, maximum)` of each field (integers for integer fields)."""
-    properties = action["payload_schema"]["properties"]
+    properties = _properties(action)
     return {
-        name: round(amount(name, most)) if properties[name]["type"] == "integer" else float(amount(name, most))
+        name: round(amount(name, most))
+        if schema_object(properties[name]).get("type") == "integer"
+        else float(amount(name, most))
         for name, most in claim_fields(action).items()
     }
 
 
-def quiet_action(allowed: dict[str, Any]) -> str | None:
+def quiet_action(allowed: dict[str, AllowedAction]) -> str | None:
     """A payload-less action (pass, accept), walking away or rejecting only when nothing else is open."""
-    quiet = [name for name, action in allowed.items() if not action["payload_schema"].get("properties")]
+    quiet = [name for name, action in allowed.items() if not _properties(action)]
     preferred = [name for name in quiet if name not in LAST_RESORTS]
     return next(iter(preferred or quiet), None)
+
+
+def _properties(action: AllowedAction) -> Mapping[str, JsonValue]:
+    return schema_object(action["payload_schema"].get("properties"))
 
 
 class ClaimingAgent:
@@ -71,20 +81,20 @@ class ClaimingAgent:
     def target(self, best: float, reservation: float) -> float:
         raise NotImplementedError
 
-    def split(self, turn: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    def split(self, turn: Mapping[str, object], action: AllowedAction) -> Payload:
         raise NotImplementedError
 
-    def say(self, turn: dict[str, Any]) -> list[OutgoingMessage]:
+    def say(self, turn: Mapping[str, object]) -> list[OutgoingMessage]:
         return []
 
-    def observe(self, turn: dict[str, Any]) -> None:
+    def observe(self, turn: Mapping[str, object]) -> None:
         """Show every turn to the random fallback, so its draws stay those of a fresh agent."""
         self._fallback.observe(turn)
 
-    def decide(self, turn: dict[str, Any]) -> Decision:
+    def decide(self, turn: Mapping[str, object]) -> Decision:
         self.observe(turn)
-        allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
-        position = turn.get("bargaining")
+        allowed = allowed_actions(turn)
+        position = bargaining(turn)
         if position:
             decision = bargain_toward(position, allowed, self.target)
             if decision is not None:
@@ -92,9 +102,9 @@ class ClaimingAgent:
         action = claim_action(allowed)
         if action is not None:
             return Decision(action=action["name"], payload=self.split(turn, action))
-        messaging = turn.get("messaging") or {}
-        said = self.say(turn) if messaging.get("public") else []
-        if said and messaging.get("uses_turn"):
+        allowance = messaging(turn)
+        said = self.say(turn) if allowance.get("public") else []
+        if said and allowance.get("uses_turn"):
             return Decision(messages=said)
         quiet = quiet_action(allowed)
         return Decision(messages=said, action=quiet) if quiet is not None else self._fallback.decide(turn)

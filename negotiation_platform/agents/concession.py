@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
 
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.agents.offers import bargain_toward
 from negotiation_platform.agents.random_agent import RandomAgent
+from negotiation_platform.agents.turns import AllowedAction, allowed_actions, bargaining, progress
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BARGAINING_ACTIONS
 
@@ -42,16 +42,16 @@ class ConcessionAgent:
     def target(self, best: float, reservation: float, progress: float) -> float:
         return best + (reservation - best) * float(progress ** (1.0 / self.beta))
 
-    def observe(self, turn: dict[str, Any]) -> None:
+    def observe(self, turn: Mapping[str, object]) -> None:
         """Show every turn to the random fallback, so its draws stay those of a fresh agent (`RandomAgent`)."""
         self._fallback.observe(turn)
 
-    def decide(self, turn: dict[str, Any]) -> Decision:
+    def decide(self, turn: Mapping[str, object]) -> Decision:
         self.observe(turn)
-        allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
-        position = turn.get("bargaining")
+        allowed = allowed_actions(turn)
+        position = bargaining(turn)
         if position and (position["action"] in allowed or position.get("accept_action") in allowed):
-            decision = self._bargain(turn, position, allowed)
+            decision = self._bargain(progress(turn), position, allowed)
             if decision is not None:
                 return decision
         elif not position:
@@ -73,6 +73,7 @@ class ConcessionAgent:
                 stacklevel=2,
             )
 
-    def _bargain(self, turn: dict[str, Any], position: BargainingPosition, allowed: dict[str, Any]) -> Decision | None:
-        progress = turn["round"] / (turn["rounds"] + 1)
+    def _bargain(
+        self, progress: float, position: BargainingPosition, allowed: dict[str, AllowedAction]
+    ) -> Decision | None:
         return bargain_toward(position, allowed, lambda best, reservation: self.target(best, reservation, progress))

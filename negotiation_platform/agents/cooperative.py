@@ -13,10 +13,13 @@ The paper's always-cooperative (welfare-maximising) agent, over the payload sche
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import OutgoingMessage
 from negotiation_platform.agents.claims import ClaimingAgent, claim
+from negotiation_platform.agents.turns import AllowedAction, Payload, seat_view, seen_events
 
 PRIVATE_KEYS = ("your_values", "your_hand")
 """What a view may hold privately about values, and what the agent tells the other side."""
@@ -31,29 +34,29 @@ class CooperativeAgent(ClaimingAgent):
 
     def __init__(self, seed: int = 0, name: str | None = None) -> None:
         super().__init__(seed=seed, name=name)
-        self._heard: dict[int, dict[str, Any]] = {}
-        """Per round, what the other side last said as a JSON object."""
+        self._heard: dict[object, dict[str, JsonValue]] = {}
+        """Per round (as the events number it), what the other side last said as a JSON object."""
 
     def target(self, best: float, reservation: float) -> float:
         return (best + reservation) / 2
 
-    def observe(self, turn: dict[str, Any]) -> None:
+    def observe(self, turn: Mapping[str, object]) -> None:
         """Remember the other side's JSON messages by round; show the turn to the random fallback."""
         super().observe(turn)
-        for event in turn.get("events", ()):
+        for event in seen_events(turn):
             if event["kind"] == "message" and event["actor"] != turn.get("agent_id"):
                 said = _json_object(event["data"].get("content", ""))
                 if said is not None:
                     self._heard[event["round"]] = said
 
-    def say(self, turn: dict[str, Any]) -> list[OutgoingMessage]:
+    def say(self, turn: Mapping[str, object]) -> list[OutgoingMessage]:
         """What the view shows privately about values, as a JSON object (nothing when it shows none)."""
-        view = turn.get("view") or {}
+        view = seat_view(turn)
         told = {key: view[key] for key in PRIVATE_KEYS if key in view}
         return [OutgoingMessage(json.dumps(told, sort_keys=True))] if told else []
 
-    def split(self, turn: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
-        view = turn.get("view") or {}
+    def split(self, turn: Mapping[str, object], action: AllowedAction) -> Payload:
+        view = seat_view(turn)
         mine, theirs = self._values(turn, view)
         starts = view.get("starting_agent") == turn.get("agent_id")
 
@@ -65,27 +68,39 @@ class CooperativeAgent(ClaimingAgent):
 
         return claim(action, amount)
 
-    def _values(self, turn: dict[str, Any], view: dict[str, Any]) -> tuple[dict[str, float], dict[str, float]]:
+    def _values(
+        self, turn: Mapping[str, object], view: Mapping[str, JsonValue]
+    ) -> tuple[dict[str, float], dict[str, float]]:
         """(my values, the other's) per item, as far as they are known ({} where not)."""
         me = turn.get("agent_id")
         public = view.get("all_values")
         if isinstance(public, dict) and me in public:
             others = [values for seat, values in public.items() if seat != me]
-            return public[me], others[0] if len(others) == 1 else {}
+            return _values_of(public[str(me)]), _values_of(others[0]) if len(others) == 1 else {}
         heard = self._heard.get(view.get("round", turn.get("round", 0)), {})
         if "your_values" in view:
-            return view["your_values"], heard.get("your_values") or {}
+            return _values_of(view["your_values"]), _values_of(heard.get("your_values"))
         hand, other_hand = view.get("your_hand"), heard.get("your_hand")
-        if hand in BEATS and other_hand in BEATS and hand != other_hand:
+        if isinstance(hand, str) and hand in BEATS and other_hand in BEATS and hand != other_hand:
             won = float(BEATS[hand] == other_hand)
-            items = (view.get("stock") or {}).keys()
+            stock = view.get("stock")
+            items = stock.keys() if isinstance(stock, dict) else ()
             return dict.fromkeys(items, won), dict.fromkeys(items, 1.0 - won)
         return {}, {}
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def _values_of(value: JsonValue) -> dict[str, float]:
+    """A view's values per item ({} where it holds none)."""
+    if not isinstance(value, dict):
+        return {}
+    return {item: worth for item, worth in value.items() if isinstance(worth, int | float)}
+
+
+def _json_object(text: JsonValue) -> dict[str, JsonValue] | None:
+    if not isinstance(text, str):
+        return None
     try:
         said = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    except json.JSONDecodeError:
         return None
     return said if isinstance(said, dict) else None

@@ -19,6 +19,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.seating import kept_name
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
@@ -52,7 +54,7 @@ class SeatLink(Protocol):
         self, since: int | None = None, *, include_prompt: bool = True, wait_seconds: float = 0
     ) -> Mapping[str, Any]: ...
 
-    async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> object: ...
+    async def act(self, action_type: str, payload: dict[str, JsonValue] | None = None) -> object: ...
 
     async def say(self, content: str, to: list[str] | None = None) -> object: ...
 
@@ -75,7 +77,7 @@ class ApiSeat:
             self.match_id, self.token, since=since, wait_seconds=wait_seconds, include_prompt=include_prompt
         )
 
-    async def act(self, action_type: str, payload: dict[str, Any] | None = None) -> object:
+    async def act(self, action_type: str, payload: dict[str, JsonValue] | None = None) -> object:
         return await self.arena.perform_action(self.match_id, self.token, action_type, payload)
 
     async def say(self, content: str, to: list[str] | None = None) -> object:
@@ -157,7 +159,12 @@ class AgentGaveUp(RuntimeError):
 
 
 async def open_seats(
-    arena: ArenaApi, game_id: str, agents: list[Agent], *, config: dict[str, Any] | None = None, seed: int | None = None
+    arena: ArenaApi,
+    game_id: str,
+    agents: list[Agent],
+    *,
+    config: dict[str, JsonValue] | None = None,
+    seed: int | None = None,
 ) -> tuple[str, list[SeatHandle]]:
     """Start a match and seat every agent in order, each named after its agent (see `seat_name`)."""
     names = [seat_name(arena, agent) for agent in agents]
@@ -202,7 +209,7 @@ async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) ->
         _SEAT_IN_PLAY.reset(seated)
 
 
-def _refused(turn: Mapping[str, Any], refusal: dict[str, Any]) -> Mapping[str, Any]:
+def _refused(turn: Mapping[str, Any], refusal: dict[str, JsonValue]) -> Mapping[str, Any]:
     return turn.refused(refusal) if isinstance(turn, TurnState) else {**turn, "refusal": refusal}
 
 
@@ -262,7 +269,7 @@ async def play_match(
     game_id: str,
     agents: list[Agent],
     *,
-    config: dict[str, Any] | None = None,
+    config: dict[str, JsonValue] | None = None,
     seed: int | None = None,
     on_turn: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
@@ -272,7 +279,7 @@ async def play_match(
     links = [await link(arena, match_id, seat) for seat in seats]
     in_play = [SeatInPlay(arena, match_id, seat.agent_id, seat.token) for seat in seats]
     prompts = [reads_prompt(seat.agent) for seat in seats]
-    seen: dict[int, dict[str, Any]] = {}
+    seen: dict[int, dict[str, JsonValue]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
     every seat ours, that is the whole log. An in-process arena's host reads it from the log at the end."""
     host = arena if isinstance(arena, Arena) else None
@@ -303,7 +310,7 @@ async def play_match(
             await _wait_for_clock(links[0])
 
 
-def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, Any]]:
+def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, JsonValue]]:
     """The events of the match's log that some of `seats` may see: all they were shown, or will be."""
     ours = {seat.agent_id for seat in seats}
     return [e for e in arena.events(match_id) if e["visible_to"] is None or not ours.isdisjoint(e["visible_to"])]

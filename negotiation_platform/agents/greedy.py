@@ -7,9 +7,10 @@ every item on the table); otherwise it takes a payload-less action (pass), else 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from negotiation_platform.agents.claims import ClaimingAgent, claim
+from negotiation_platform.agents.turns import AllowedAction, Payload
 
 
 class GreedyAgent(ClaimingAgent):
@@ -20,5 +21,5 @@ class GreedyAgent(ClaimingAgent):
     def target(self, best: float, reservation: float) -> float:
         return best
 
-    def split(self, turn: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    def split(self, turn: Mapping[str, object], action: AllowedAction) -> Payload:
         return claim(action, lambda field, most: most)

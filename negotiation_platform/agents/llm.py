@@ -32,6 +32,7 @@ from pydantic import Field
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.chat_options import EndpointOptions, read_options
 from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply
+from negotiation_platform.agents.turns import allowed_actions, messaging, refusal_error, seen_events
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
@@ -94,7 +95,7 @@ class LLMAgent:
         self.json_mode = settings.json_mode
         self.max_tokens = settings.max_tokens
         self.move_seconds = settings.move_seconds
-        self.transcript: list[dict[str, Any]] = []
+        self.transcript: list[dict[str, object]] = []
         """One entry per reply asked for: the raw reply, what was wrong with it, its usage and latency."""
         self._refusals = 0
         self.caller = settings.caller(target)
@@ -107,7 +108,7 @@ class LLMAgent:
             return forfeit
         deadline = move_deadline(self.move_seconds, turn.get("deadline_seconds"))
 
-        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
+        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, object]]:
             reply = await self._complete(conversation, deadline)
             details = {"usage": reply.usage, "seconds": reply.seconds, "tries": reply.tries}
             return reply.text, {**details, "cache_hit": reply.cache_hit}
@@ -119,7 +120,7 @@ class LLMAgent:
             return Decision(forfeit=self.caller.tally.lost(failed))
 
     async def _complete(self, conversation: Sequence[Mapping[str, object]], deadline: float | None) -> Reply:
-        request: dict[str, Any] = {"messages": conversation, "temperature": self.temperature}
+        request: dict[str, object] = {"messages": conversation, "temperature": self.temperature}
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         draw = self.seed if self.temperature > 0 else None  # a sample is this seat's, not every seed's
@@ -133,30 +134,31 @@ class LLMAgent:
         return await self.caller.complete(request, deadline, draw=draw)
 
 
-Ask = Callable[[Sequence[Mapping[str, object]]], Awaitable[tuple[str, dict[str, Any]]]]
+Ask = Callable[[Sequence[Mapping[str, object]]], Awaitable[tuple[str, dict[str, object]]]]
 """Asks a model for its reply to a conversation: (the reply's text, what to record beside it)."""
 
 
-def where(turn: Mapping[str, object]) -> dict[str, Any]:
+def where(turn: Mapping[str, object]) -> dict[str, object]:
     """The round and phase a transcript entry belongs to."""
     return {"round": turn.get("round"), "phase": turn.get("phase")}
 
 
-def refusal_forfeit(refusals: int, max_refusals: int, turn: dict[str, Any]) -> tuple[int, Decision | None]:
+def refusal_forfeit(refusals: int, max_refusals: int, turn: Mapping[str, object]) -> tuple[int, Decision | None]:
     """The count of moves refused in a row with this turn's, and the forfeit once it passes `max_refusals`."""
-    refusal = turn.get("refusal")
-    refusals = refusals + 1 if refusal else 0
+    refusals = refusals + 1 if turn.get("refusal") else 0
     if refusals <= max_refusals:
         return refusals, None
-    why = (refusal or {}).get("error", {}).get("message", "")
+    why = (refusal_error(turn) or {}).get("message", "")
     return refusals, Decision(forfeit=f"{max_refusals} refused moves in a row: {why}")
 
 
-async def converse(turn: dict[str, Any], max_replies: int, ask: Ask, transcript: list[dict[str, Any]]) -> Decision:
+async def converse(
+    turn: Mapping[str, object], max_replies: int, ask: Ask, transcript: list[dict[str, object]]
+) -> Decision:
     """One move of a chat model: the system message and `situation`, then, after each unusable reply,
     what was wrong with it, up to `max_replies` replies (each recorded in `transcript`) before the
     move is forfeited. Shared by every agent that reads the game as an `llm:` agent does."""
-    conversation: list[dict[str, Any]] = [
+    conversation: list[dict[str, object]] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": situation(turn)},
     ]
@@ -184,39 +186,38 @@ def move_deadline(move_seconds: float | None, clock_seconds: float | None) -> fl
     return time.monotonic() + min(bounds) if bounds else None
 
 
-def situation(turn: dict[str, Any]) -> str:
+def situation(turn: Mapping[str, object]) -> str:
     """The user message: the game's prompt, the legal actions with schemas, messaging, the other players'
     messages among the turn's new events, and any refusal."""
     actions = [
         {"name": a["name"], "description": a["description"], "payload_schema": a["payload_schema"]}
-        for a in turn.get("allowed_actions", [])
+        for a in allowed_actions(turn).values()
     ]
-    messaging = turn.get("messaging", {})
     parts = [
         str(turn.get("prompt") or f"You play {turn.get('game_id')}."),
         f"You are {turn.get('agent_id')}; players: {turn.get('players')}. Round {turn.get('round')} of "
         f"{turn.get('rounds')}, phase {turn.get('phase')}.",
         "Allowed actions now: " + json.dumps(actions),
         "You may also send a public message this turn."
-        if messaging.get("public")
+        if messaging(turn).get("public")
         else "Messages are closed this turn.",
     ]
     said = [
         f"{e['actor']}{' (to you)' if e['data'].get('to') else ''}: {e['data']['content']}"
-        for e in turn.get("events", ())
+        for e in seen_events(turn)
         if e["kind"] == "message" and e["actor"] != turn.get("agent_id")
     ]
     if said:
         parts.append("Messages since your last turn:\n" + "\n".join(said))
     if not actions:
         parts.append('No action is open: reply {"action_type": null, "message": "..."} to talk.')
-    refusal = turn.get("refusal")
-    if refusal:
-        parts.append(f"Your previous move was refused by the arena: {json.dumps(refusal['error'])}. Fix it.")
+    error = refusal_error(turn)
+    if error is not None:
+        parts.append(f"Your previous move was refused by the arena: {json.dumps(error)}. Fix it.")
     return "\n\n".join(parts)
 
 
-def read_reply(text: str, turn: dict[str, Any]) -> tuple[Decision | None, str]:
+def read_reply(text: str, turn: Mapping[str, object]) -> tuple[Decision | None, str]:
     """(the decision, "") from a model reply, or (None, what is wrong with it)."""
     fenced = FENCE.search(text)
     body = fenced.group(1) if fenced else text
@@ -229,13 +230,13 @@ def read_reply(text: str, turn: dict[str, Any]) -> tuple[Decision | None, str]:
         return None, f"its JSON does not parse ({exc})."
     if not isinstance(reply, dict):
         return None, "it is not a JSON object."
-    allowed = {a["name"] for a in turn.get("allowed_actions", [])}
+    allowed = set(allowed_actions(turn))
     action, payload, message = reply.get("action_type"), reply.get("payload") or {}, reply.get("message")
     if action is not None and action not in allowed:
         return None, f"action {action!r} is not one of the allowed actions {sorted(allowed)}."
     if not isinstance(payload, dict):
         return None, "payload must be a JSON object."
-    talk = isinstance(message, str) and message.strip() and turn.get("messaging", {}).get("public")
+    talk = isinstance(message, str) and message.strip() and messaging(turn).get("public")
     messages = [OutgoingMessage(str(message).strip())] if talk else []
     if action is None and not messages:
         return None, "it names no allowed action and sends no message."

@@ -14,7 +14,18 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
+
+from pydantic import JsonValue
+
+
+class CachedReply(TypedDict, total=False):
+    """A stored reply (text, usage, tool calls), or the mark that the endpoint refused JSON mode."""
+
+    text: str
+    usage: dict[str, int]
+    tool_calls: list[dict[str, JsonValue]]
+    json_mode_refused: bool
 
 
 def cache_key(
@@ -35,9 +46,12 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> CachedReply | None:
         row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        if row is None:
+            return None
+        stored: CachedReply = json.loads(row[0])  # written by `put` as one of these
+        return stored
 
     def put(self, key: str, reply: Mapping[str, object]) -> None:
         self._db.execute("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, json.dumps(reply)))

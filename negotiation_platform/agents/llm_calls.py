@@ -18,15 +18,20 @@ import json
 import random
 import time
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from negotiation_platform.agents.llm_cache import ResponseCache, cache_key
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletionMessage
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = frozenset({408, 409, 429})
 """Statuses worth asking again besides 5xx: a request timeout, a conflict, a rate limit."""
-JSON_MODE_REFUSED = "json_mode_refused"
+JSON_MODE_REFUSED: Final = "json_mode_refused"
 
 
 class EndpointError(RuntimeError):
@@ -98,7 +103,7 @@ class Caller:
 
     def __init__(
         self,
-        client: Any,
+        client: AsyncOpenAI,
         model: str,
         *,
         endpoint: str,
@@ -142,7 +147,7 @@ class Caller:
             self.cache.put(key, {"text": reply.text, "usage": reply.usage, "tool_calls": reply.tool_calls})
         return reply
 
-    async def _ask(self, request: dict[str, Any], deadline: float | None) -> Reply:
+    async def _ask(self, request: dict[str, object], deadline: float | None) -> Reply:
         import openai
 
         started = time.monotonic()
@@ -192,8 +197,9 @@ class Caller:
             await asyncio.sleep(pause)
         raise CallsFailed(f"{why} ({self.policy.retries + 1} tries)")
 
-    async def _request(self, request: dict[str, Any], timeout: float, deadline: float | None) -> Any:
-        """One request, once the endpoint's gate lets it through (waiting for it counts against the move)."""
+    async def _request(self, request: dict[str, Any], timeout: float, deadline: float | None) -> object:
+        """One request, once the endpoint's gate lets it through (waiting for it counts against the move).
+        `request` is open (messages, tools, sampling options) and spread into the SDK's typed overloads."""
         gate = endpoint_gate(self.endpoint, self.max_concurrency)
         if gate is None:
             return await self.client.chat.completions.create(model=self.model, timeout=timeout, **request)
@@ -220,7 +226,7 @@ class Caller:
         return EndpointError(f"{where} could not serve model {self.model!r}: {type(exc).__name__}: {exc}")
 
 
-def retry_after(headers: Any) -> float | None:
+def retry_after(headers: Mapping[str, str]) -> float | None:
     """The wait a 429 or 503 asks for: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date."""
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -233,13 +239,14 @@ def retry_after(headers: Any) -> float | None:
     return None
 
 
-def first_message(response: object) -> Any:
+def first_message(response: object) -> ChatCompletionMessage | None:
     """The reply's first choice's message, or None when the body is no chat completion (a proxy's
     page, an empty `choices`): the SDK hands such bodies over as they came."""
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list) or not choices:
         return None
-    return getattr(choices[0], "message", None)
+    message: ChatCompletionMessage | None = getattr(choices[0], "message", None)
+    return message
 
 
 def usage_of(response: object) -> dict[str, int]:

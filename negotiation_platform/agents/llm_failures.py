@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from negotiation_platform.agents.llm_calls import Caller, EndpointTally
 
-RowT = TypeVar("RowT", bound=Mapping[str, Any])
-FIELD = "endpoint_failures"
+RowT = TypeVar("RowT", bound=Mapping[str, object])
+FIELD: Final = "endpoint_failures"
 """The key of a tournament row (and of `play --json`'s result) that lists its `EndpointFailures`."""
 
 
@@ -90,14 +90,17 @@ def seat_failures(agents: Sequence[object], specs: Sequence[str]) -> list[Endpoi
     return failures
 
 
-def row_failures(row: Mapping[str, Any]) -> list[EndpointFailures]:
+def row_failures(row: Mapping[str, object]) -> list[EndpointFailures]:
     """A stored row's (or result's) `endpoint_failures`, typed; none for a match without them."""
-    return [EndpointFailures.model_validate(entry) for entry in row.get(FIELD) or []]
+    listed = row.get(FIELD)
+    return [EndpointFailures.model_validate(entry) for entry in listed] if isinstance(listed, list) else []
 
 
-def marked_matches(rows: Iterable[Mapping[str, Any]]) -> list[MarkedMatch]:
+def marked_matches(rows: Iterable[Mapping[str, object]]) -> list[MarkedMatch]:
     """The matches among `rows` that some seat lost moves in, in the order given."""
-    return [MarkedMatch(key=row["key"], seats=row_failures(row)) for row in rows if row.get(FIELD)]
+    return [
+        MarkedMatch.model_validate({"key": row["key"], "seats": row_failures(row)}) for row in rows if row.get(FIELD)
+    ]
 
 
 def counted(rows: Iterable[RowT], keep_failed_llm: bool = False) -> list[RowT]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
@@ -23,49 +23,60 @@ TOKENS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 Prices = dict[str, dict[str, float]]
 
 
-def usage_totals(transcript: list[dict[str, Any]]) -> dict[str, Any]:
+Usage = dict[str, float | None]
+"""Counts, tokens and seconds by name (ints where they count), and `cost_usd` (None: not priced)."""
+
+
+def usage_totals(transcript: Sequence[Mapping[str, object]]) -> Usage:
     """Calls paid, calls answered from the cache, failed calls, tokens of the paid calls, and their seconds."""
-    totals: dict[str, Any] = {"calls": 0, "cache_hits": 0, "failed_calls": 0, **dict.fromkeys(TOKENS, 0)}
-    totals["seconds"] = 0.0
+    counts = {"calls": 0, "cache_hits": 0, "failed_calls": 0, **dict.fromkeys(TOKENS, 0)}
+    seconds = 0.0
     for entry in transcript:
         if "reply" in entry and entry["reply"] is None:
-            totals["failed_calls"] += 1
+            counts["failed_calls"] += 1
         elif entry.get("cache_hit"):
-            totals["cache_hits"] += 1
+            counts["cache_hits"] += 1
         else:
-            totals["calls"] += int(entry.get("requests", 1))
+            counts["calls"] += int(_number(entry.get("requests", 1)))
+            usage = entry.get("usage")
             for name in TOKENS:
-                totals[name] += int((entry.get("usage") or {}).get(name, 0))
-            totals["seconds"] += float(entry.get("seconds") or 0.0)
-    totals["seconds"] = round(totals["seconds"], 6)
-    return totals
+                counts[name] += int(_number(usage.get(name, 0))) if isinstance(usage, dict) else 0
+            seconds += float(_number(entry.get("seconds")))
+    return {**counts, "seconds": round(seconds, 6)}
 
 
-def add_usage(into: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+def add_usage(into: Mapping[str, float | None], more: Mapping[str, float | None]) -> Usage:
     """`into` plus `more`, key by key (a cost only where both, or `into` alone, have one)."""
     summed = dict(into)
     for key, value in more.items():
         if key == "cost_usd":
-            summed[key] = None if value is None or into.get(key, 0.0) is None else into.get(key, 0.0) + value
+            cost = into.get(key, 0.0)
+            summed[key] = None if value is None or cost is None else cost + value
         elif isinstance(value, int | float):
-            summed[key] = summed.get(key, 0) + value
-    if "seconds" in summed:
-        summed["seconds"] = round(summed["seconds"], 6)
+            summed[key] = (summed.get(key) or 0) + value
+    seconds = summed.get("seconds")
+    if seconds is not None:
+        summed["seconds"] = round(seconds, 6)
     return summed
 
 
-def cost_usd(prices: Prices, model: str, totals: dict[str, Any]) -> float | None:
+def cost_usd(prices: Prices, model: str, totals: Mapping[str, float | None]) -> float | None:
     """What `totals`' tokens cost at `model`'s prices (None when the table does not price the model)."""
     price = prices.get(model)
     if price is None:
         return None
-    cached = totals.get("cached_tokens", 0)
+    cached = totals.get("cached_tokens") or 0
     spent = (
-        (totals.get("prompt_tokens", 0) - cached) * price["input"]
+        ((totals.get("prompt_tokens") or 0) - cached) * price["input"]
         + cached * price.get("cached", price["input"])
-        + totals.get("completion_tokens", 0) * price["output"]
+        + (totals.get("completion_tokens") or 0) * price["output"]
     )
     return round(float(spent) / 1_000_000, 8)
+
+
+def _number(value: object) -> float:
+    """A transcript entry's count or seconds (0 where it has none)."""
+    return value if isinstance(value, int | float) else 0
 
 
 def load_prices(path: str | Path) -> Prices:

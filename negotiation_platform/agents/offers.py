@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Decision
+from negotiation_platform.agents.turns import AllowedAction
 from negotiation_platform.games.bargaining import BargainingPosition, MenuItem
 
 
 def bargain_toward(
-    position: BargainingPosition, allowed: dict[str, Any], target_of: Callable[[float, float], float]
+    position: BargainingPosition, allowed: dict[str, AllowedAction], target_of: Callable[[float, float], float]
 ) -> Decision | None:
     """Accept the standing offer when it is worth the target, else offer the target (None: neither is open).
 
@@ -44,28 +44,39 @@ def bargain_toward(
     )
 
 
-def field_offer(action: dict[str, Any], field: str, value: float) -> dict[str, Any]:
+def field_offer(action: Mapping[str, object], field: str, value: float) -> dict[str, JsonValue]:
     """A payload setting `field` to `value`, clamped to the schema's bounds and rounded for integers."""
-    prop = action["payload_schema"].get("properties", {}).get(field, {})
+    prop = schema_object(schema_object(schema_object(action.get("payload_schema")).get("properties")).get(field))
     if "minimum" in prop:
-        value = max(value, prop["minimum"])
+        value = max(value, schema_number(prop, "minimum"))
     if "maximum" in prop:
-        value = min(value, prop["maximum"])
+        value = min(value, schema_number(prop, "maximum"))
     return {field: round(value) if prop.get("type") == "integer" else on_grid(value, prop)}
 
 
-def on_grid(value: float, prop: dict[str, Any]) -> float:
+def on_grid(value: float, prop: Mapping[str, object]) -> float:
     """`value` rounded to the schema's `multipleOf` (a price in whole cents), inside its bounds."""
-    step = float(prop.get("multipleOf") or 0)
+    step = float(schema_number(prop, "multipleOf"))
     if not step:
         return value
     decimals = max(0, -math.floor(math.log10(step))) + 2
     snapped = round(round(value / step) * step, decimals)
-    if "minimum" in prop and snapped < prop["minimum"]:
+    if "minimum" in prop and snapped < schema_number(prop, "minimum"):
         snapped = round(snapped + step, decimals)
-    if "maximum" in prop and snapped > prop["maximum"]:
+    if "maximum" in prop and snapped > schema_number(prop, "maximum"):
         snapped = round(snapped - step, decimals)
     return snapped
+
+
+def schema_object(value: object) -> Mapping[str, JsonValue]:
+    """`value` where a JSON Schema holds an object (its properties, one field's keywords); else empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def schema_number(prop: Mapping[str, object], key: str, default: float = 0.0) -> float:
+    """A numeric keyword of a field's schema (`minimum`, `multipleOf`, …); `default` where it has none."""
+    value = prop.get(key)
+    return value if isinstance(value, int | float) else default
 
 
 def menu_offer(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Mapping
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.agents.turns import listed_actions, messaging, seen_events
 from negotiation_platform.engine.event_log import played_by_default
 
 OWN_MOVES = frozenset({"action", "message"})
@@ -37,30 +38,29 @@ class RandomAgent:
         self._draw: tuple[int, int] = (-1, 0)
         """(moves, attempt) of the last decision; the attempt counts retries after refusals."""
 
-    def decide(self, turn: dict[str, Any]) -> Decision:
+    def decide(self, turn: Mapping[str, object]) -> Decision:
         rng = self._generator(turn)
-        actions = turn.get("allowed_actions", [])
-        messaging = turn.get("messaging", {})
+        actions = listed_actions(turn)
         if not actions:
-            if messaging.get("public"):
+            if messaging(turn).get("public"):
                 return Decision(messages=[OutgoingMessage(self._chatter(rng))])
             return Decision()
         choice = rng.choice(actions)
         return Decision(action=choice["name"], payload=sample_payload(choice["payload_schema"], rng))
 
-    def observe(self, turn: dict[str, Any]) -> None:
+    def observe(self, turn: Mapping[str, object]) -> None:
         """Count the seat's own moves among the turn's new events. The drivers call this with the turns
         that are not the seat's move; an agent that keeps a RandomAgent as a fallback passes it every
         turn, also those it decides itself, so the count stays whole."""
         me = turn.get("agent_id")
-        for event in turn.get("events", ()):
+        for event in seen_events(turn):
             if event["seq"] > self._counted_to:
                 self._counted_to = event["seq"]
                 own = event["actor"] == me and event["kind"] in OWN_MOVES
                 if own and not played_by_default(event["data"]):
                     self._moves += 1
 
-    def _generator(self, turn: dict[str, Any]) -> random.Random:
+    def _generator(self, turn: Mapping[str, object]) -> random.Random:
         self.observe(turn)
         moves, attempt = self._draw
         retry = "refusal" in turn and moves == self._moves

@@ -22,12 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from negotiation_platform.arena.arguments import seat_id_base
 from negotiation_platform.arena.seat_links import HUMAN_NAME, PARTICIPANT_NAME
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.registry import Registry
+from negotiation_platform.registry import AgentFactory, Registry
 
 if TYPE_CHECKING:
     from negotiation_platform.wire.allowlist import AllowList
@@ -65,7 +65,7 @@ def check_agent(
     by: SeatedBy,
     allow: AllowList | None = None,
     offered: Collection[str] = (),
-) -> Callable[..., Any]:
+) -> AgentFactory:
     """The factory of `spec` once every check passed, without making anything: a known kind, a target
     exactly when the kind takes one, a kind `by` may seat (or a spec in `offered`), and for a kind that
     contacts URLs a target `allow` allows (None: any). Refusals are NegotiationError

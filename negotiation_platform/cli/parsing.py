@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from pydantic import JsonValue
+
 
 class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
     """Appends "(default: X)" to an option's help, except where there is no default worth reading."""
@@ -55,7 +57,7 @@ def add_store_argument(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--store", default=None, metavar="PATH|URL", help=help)
 
 
-def json_object(text: str) -> dict[str, Any]:
+def json_object(text: str) -> dict[str, JsonValue]:
     """An argument that must be a JSON object, e.g. `--config '{"rounds": 4}'`."""
     try:
         value = json.loads(text)

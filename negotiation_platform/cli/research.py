@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pydantic import JsonValue
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -25,6 +26,7 @@ from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
+    from negotiation_platform.research.rows import FailureRow, MatchRow
 
 FAILED_EXIT = 1
 """`tournament`'s exit status when any match failed (2 stays for bad arguments)."""
@@ -193,9 +195,9 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-cache-sampled", action="store_true", help="cache replies sampled at temperature > 0 too")
 
 
-def llm_agent_options(args: argparse.Namespace) -> dict[str, Any] | None:
+def llm_agent_options(args: argparse.Namespace) -> dict[str, JsonValue] | None:
     """--agent-config with the LLM flags that were given merged in (None when there are none)."""
-    options = dict(args.agent_config or {})
+    options: dict[str, JsonValue] = dict(args.agent_config or {})
     if args.max_concurrency is not None:
         options["max_concurrency"] = args.max_concurrency
     if args.llm_cache is not None:
@@ -205,7 +207,7 @@ def llm_agent_options(args: argparse.Namespace) -> dict[str, Any] | None:
     return options or None
 
 
-def _game_config(text: str) -> tuple[str, dict[str, Any]]:
+def _game_config(text: str) -> tuple[str, dict[str, JsonValue]]:
     game, sep, config = text.partition("=")
     if not sep or not game:
         raise argparse.ArgumentTypeError("expected GAME=JSON")
@@ -221,7 +223,7 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
     prices = load_prices(args.prices) if args.prices is not None else None
     agreed = new = 0
     before = 0
-    failed: list[dict[str, Any]] = []
+    failed: list[FailureRow] = []
     columns = (
         TextColumn("[bold]tournament"),
         BarColumn(),
@@ -241,7 +243,7 @@ def cmd_tournament(args: argparse.Namespace, registry: Registry, console: Consol
         bar.start()
         bar.update(task, total=to_play, agreements=f"{total - to_play} of {total} done before")
 
-    def landed(row: dict[str, Any]) -> None:
+    def landed(row: MatchRow) -> None:
         nonlocal agreed, new
         new += 1
         agreed += bool(row["agreement"])

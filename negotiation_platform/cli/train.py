@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -15,6 +15,7 @@ from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
+    from negotiation_platform.training.artifacts import TrainSummary
 
 
 def add_train_command(sub: Subcommands) -> None:
@@ -84,7 +85,7 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
     return 0
 
 
-def _print_summary(console: Console, summary: dict[str, Any], out: Path) -> None:
+def _print_summary(console: Console, summary: TrainSummary, out: Path) -> None:
     console.print(f"[bold]{summary['game']}[/] ippo, {summary['env_steps']:,} env-steps on {summary['device']}")
     console.print(f"  random   {summary['random_return']:.3f}")
     if summary["scripted_return"] is not None:

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import SYSTEM, read_reply
+from negotiation_platform.agents.offers import schema_object
 from negotiation_platform.agents.payloads import sample_payload
+from negotiation_platform.agents.turns import allowed_actions, listed_actions, messaging
 
 Grammar = Literal["json", "compact"]
 COMPACT_SYSTEM = (
@@ -34,11 +38,14 @@ def system_text(grammar: Grammar) -> str:
     return SYSTEM if grammar == "json" else COMPACT_SYSTEM
 
 
-def format_text(grammar: Grammar, actions: list[Mapping[str, Any]]) -> str:
+def format_text(grammar: Grammar, actions: Sequence[Mapping[str, object]]) -> str:
     """The reply format's reminder closing the user message, with one example per allowed action."""
     if grammar == "json":
         return 'Reply with one JSON object {"action_type": ..., "payload": {...}, "message": optional text}.'
-    examples = [compact_line(a["name"], sample_payload(a["payload_schema"], random.Random(0)), a) for a in actions]
+    examples = [
+        compact_line(str(a["name"]), sample_payload(schema_object(a["payload_schema"]), random.Random(0)), a)
+        for a in actions
+    ]
     shown = "; ".join(f"`{e}`" for e in examples) or "`say <text>`"
     return f"Reply in the compact form (not JSON, whatever the text above asks), e.g. {shown}."
 
@@ -50,24 +57,24 @@ def read(grammar: Grammar, text: str, turn: Mapping[str, object]) -> tuple[Decis
     return _read_compact(text, turn)
 
 
-def render(grammar: Grammar, decision: Decision, turn: Mapping[str, Any]) -> str:
+def render(grammar: Grammar, decision: Decision, turn: Mapping[str, object]) -> str:
     """`decision` written as a reply in `grammar` (its messages public)."""
     message = decision.messages[0].content if decision.messages else None
     if grammar == "json":
-        reply: dict[str, Any] = {"action_type": decision.action, "payload": decision.payload}
+        reply: dict[str, JsonValue] = {"action_type": decision.action, "payload": decision.payload}
         if message is not None:
             reply["message"] = message
         return json.dumps(reply)
     lines = [f"{_SAY} {m.content}" for m in decision.messages]
     if decision.action is not None:
-        schema = next(a for a in turn["allowed_actions"] if a["name"] == decision.action)
+        schema = next(a for a in listed_actions(turn) if a["name"] == decision.action)
         lines.append(compact_line(decision.action, decision.payload, schema))
     return "\n".join(lines)
 
 
-def compact_line(action: str, payload: Mapping[str, Any], allowed: Mapping[str, Any]) -> str:
+def compact_line(action: str, payload: Mapping[str, object], allowed: Mapping[str, object]) -> str:
     """`action` and `payload` as one compact line: the values in the schema's field order."""
-    fields = list(allowed["payload_schema"].get("properties", {}))
+    fields = list(schema_object(schema_object(allowed["payload_schema"]).get("properties")))
     values = [_word(payload[name]) for name in fields if name in payload]
     return " ".join([action, *values])
 
@@ -79,7 +86,7 @@ def _word(value: object) -> str:
     return json.dumps(value)
 
 
-def _bare(word: str) -> Any:
+def _bare(word: str) -> JsonValue:
     """What a bare word reads as: its JSON value if it is one (`55`, `true`), else the word itself."""
     try:
         value, end = _DECODER.raw_decode(word)
@@ -88,9 +95,9 @@ def _bare(word: str) -> Any:
     return value if end == len(word) else word
 
 
-def _read_compact(text: str, turn: Mapping[str, Any]) -> tuple[Decision | None, str]:
+def _read_compact(text: str, turn: Mapping[str, object]) -> tuple[Decision | None, str]:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    public = bool(turn.get("messaging", {}).get("public"))
+    public = bool(messaging(turn).get("public"))
     messages: list[OutgoingMessage] = []
     while lines and lines[0].split(maxsplit=1)[0].lower() == _SAY:
         said = lines.pop(0)[len(_SAY) :].strip()
@@ -101,21 +108,21 @@ def _read_compact(text: str, turn: Mapping[str, Any]) -> tuple[Decision | None, 
     if len(lines) > 1:
         return None, "it has more than one move line (write `say <text>` lines first, then one move line)."
     name, _, rest = lines[0].partition(" ")
-    allowed = {a["name"]: a for a in turn.get("allowed_actions", [])}
+    allowed = allowed_actions(turn)
     if name not in allowed:
         return None, f"action {name!r} is not one of the allowed actions {sorted(allowed)}."
     values, problem = _values(rest)
     if problem:
         return None, problem
-    fields = list(allowed[name]["payload_schema"].get("properties", {}))
+    fields = list(schema_object(allowed[name]["payload_schema"].get("properties")))
     if len(values) > len(fields):
         return None, f"{name} takes at most {len(fields)} values ({' '.join(fields) or 'none'}), got {len(values)}."
     return Decision(messages=messages, action=name, payload=dict(zip(fields, values, strict=False))), ""
 
 
-def _values(text: str) -> tuple[list[Any], str]:
+def _values(text: str) -> tuple[list[JsonValue], str]:
     """The values of a move line after its action name: JSON values or bare words, space separated."""
-    values: list[Any] = []
+    values: list[JsonValue] = []
     at = 0
     while True:
         while at < len(text) and text[at].isspace():

@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,9 +29,35 @@ from negotiation_platform.agents.chat_options import read_options
 from negotiation_platform.agents.llm import converse, refusal_forfeit
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
-LOADED: OrderedDict[tuple[str, str, tuple[tuple[str, int], ...]], tuple[Any, Any]] = OrderedDict()
+if TYPE_CHECKING:
+    import torch
+    from transformers import PreTrainedModel
+
+LOADED: OrderedDict[tuple[str, str, tuple[tuple[str, int], ...]], Loaded] = OrderedDict()
 """Models loaded in this process, by directory, device and its files' times: a tournament's matches share one."""
 KEEP_LOADED = 2
+
+
+class ChatTokenizer(Protocol):
+    """What the agent uses of a transformers tokenizer: its chat template, decoding and end token."""
+
+    chat_template: str | None
+    eos_token_id: int | None
+
+    def apply_chat_template(
+        self,
+        conversation: Sequence[Mapping[str, object]],
+        *,
+        add_generation_prompt: bool,
+        return_tensors: str,
+        return_dict: bool,
+    ) -> Mapping[str, torch.Tensor]: ...
+
+    def decode(self, tokens: list[int], *, skip_special_tokens: bool) -> str: ...
+
+
+Loaded = tuple["PreTrainedModel", ChatTokenizer]
+"""A model and its tokenizer."""
 
 
 class HFAgentOptions(BaseModel):
@@ -84,21 +110,21 @@ class HFAgent:
         self.model, self.tokenizer = load(target, self.device)
         self.generator = torch.Generator().manual_seed(seed)
         """This seat's sampling draws: seeded by the seat, advanced by its replies only."""
-        self.transcript: list[dict[str, Any]] = []
+        self.transcript: list[dict[str, object]] = []
         """One entry per reply: the raw reply, what was wrong with it, its tokens and seconds."""
         self._refusals = 0
 
-    async def decide(self, turn: dict[str, Any]) -> Decision:
+    async def decide(self, turn: Mapping[str, object]) -> Decision:
         self._refusals, forfeit = refusal_forfeit(self._refusals, self.settings.max_refusals, turn)
         if forfeit is not None:
             return forfeit
 
-        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
+        async def ask(conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, object]]:
             return await asyncio.to_thread(self.reply, conversation)  # generating must not hold the event loop
 
         return await converse(turn, self.settings.max_replies, ask, self.transcript)
 
-    def reply(self, conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, Any]]:
+    def reply(self, conversation: Sequence[Mapping[str, object]]) -> tuple[str, dict[str, object]]:
         """The model's reply to `conversation` through the tokenizer's chat template, with its token counts
         and seconds (as an `llm:` transcript's `usage`)."""
         started = time.monotonic()
@@ -112,7 +138,9 @@ class HFAgent:
         return text, {"usage": usage, "seconds": round(time.monotonic() - started, 6)}
 
 
-def decode(model: Any, prompt: Any, stops: set[int], settings: HFAgentOptions, generator: Any) -> list[int]:
+def decode(
+    model: PreTrainedModel, prompt: torch.Tensor, stops: set[int], settings: HFAgentOptions, generator: torch.Generator
+) -> list[int]:
     """The new tokens after `prompt` (a [1, n] tensor), one at a time with the model's cache, until a stop
     token or `max_new_tokens`: the most likely one at temperature 0, else a draw from `generator`."""
     import torch
@@ -136,13 +164,13 @@ def decode(model: Any, prompt: Any, stops: set[int], settings: HFAgentOptions, g
     return tokens
 
 
-def cache_argument(model: Any) -> str:
+def cache_argument(model: PreTrainedModel) -> str:
     """The name under which the model takes and returns its key-value cache: `cache` in recent
     transformers releases, `past_key_values` before."""
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
-def stop_tokens(model: Any, tokenizer: Any) -> set[int]:
+def stop_tokens(model: PreTrainedModel, tokenizer: ChatTokenizer) -> set[int]:
     """The tokens that end a reply: the tokenizer's end token and the model's generation config's."""
     configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
     ids = configured if isinstance(configured, list) else [configured]
@@ -159,7 +187,7 @@ def model_directory(directory: str) -> Path:
     return path
 
 
-def load(directory: str, device: str) -> tuple[Any, Any]:
+def load(directory: str, device: str) -> Loaded:
     """The model and tokenizer saved in `directory`, from its files only, kept for the next seat that names
     them; a directory that is missing or holds no loadable model is `invalid_argument`."""
     path = model_directory(directory)
@@ -170,8 +198,8 @@ def load(directory: str, device: str) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        model: Any = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+        tokenizer: Any = AutoTokenizer.from_pretrained(path, local_files_only=True)  # matched to `ChatTokenizer`
+        model: Any = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)  # its `to` is mistyped
         model = model.to(device).eval()
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         raise NegotiationError(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any
+from collections.abc import Awaitable
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt
 from negotiation_platform.agents.catalog import make_agent
@@ -32,7 +34,7 @@ class AgentSeat:
 
     def play(self, env: TextEnv) -> TextStep:
         """The seat's move: decided, written in the env's grammar, stepped; decided again after each refusal."""
-        refusal: dict[str, Any] | None = None
+        refusal: dict[str, JsonValue] | None = None
         while True:
             turn = self.turn(env)
             if refusal is not None:
@@ -44,14 +46,14 @@ class AgentSeat:
                 return step
             refusal = {"error": {"message": step.error}}
 
-    def turn(self, env: TextEnv) -> dict[str, Any]:
+    def turn(self, env: TextEnv) -> dict[str, object]:
         """The turn state the arena would hand this seat now (its events: those after the last it was shown)."""
         match, seat = env.match, self.seat
         events = match.events_for(seat, self._seen)
         if events:
             self._seen = events[-1].seq
         acting = match.acting()
-        turn: dict[str, Any] = {
+        turn: dict[str, object] = {
             "match_id": f"text-env-{env.seed}",
             "game_id": env.game_id,
             "agent_id": seat,
@@ -76,7 +78,7 @@ class AgentSeat:
         return turn
 
 
-def decide(agent: Agent, turn: dict[str, Any]) -> Decision:
+def decide(agent: Agent, turn: dict[str, object]) -> Decision:
     """An agent's decision, awaited here when its kind asks someone remote (an `llm:` endpoint)."""
     decision = agent.decide(turn)
     if inspect.isawaitable(decision):
@@ -84,6 +86,6 @@ def decide(agent: Agent, turn: dict[str, Any]) -> Decision:
     return decision
 
 
-async def _awaited(decision: Any) -> Decision:
+async def _awaited(decision: Awaitable[Decision]) -> Decision:
     result: Decision = await decision
     return result

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.seating import SeatedBy
@@ -32,6 +32,9 @@ from negotiation_platform.llm_rl.text_env import TextEnv
 from negotiation_platform.llm_rl.tiny_model import prompt_ids
 from negotiation_platform.llm_rl.train import CurvePoint, lora_config
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    import torch
 
 SELF = "self"
 """The opponent spec for a seat played by the learner itself."""
@@ -58,7 +61,9 @@ class Rollout(BaseModel):
     replies: list[SeatReply]
 
 
-def seat_specs(game: str, opponents: Sequence[str], registry: Registry, config: dict[str, Any] | None) -> list[str]:
+def seat_specs(
+    game: str, opponents: Sequence[str], registry: Registry, config: dict[str, JsonValue] | None
+) -> list[str]:
     """Who plays each seat of a two-seat `game` for ad-align: `self` (the learner) for the first, then `opponents`
     (one spec; `self` for self-play). Refused (NegotiationError) before any model is loaded."""
     seats = TextEnv(game, config=config, registry=registry).seats
@@ -155,7 +160,9 @@ def play_rollout(env: TextEnv, policy: Policy, specs: Sequence[str], seed: int, 
     return Rollout(seed=seed, rewards=rewards, replies=replies)
 
 
-def reinforce_step(policy: Policy, optimizer: Any, rollouts: Sequence[Rollout], weights: list[list[float]]) -> None:
+def reinforce_step(
+    policy: Policy, optimizer: torch.optim.Optimizer, rollouts: Sequence[Rollout], weights: list[list[float]]
+) -> None:
     """One AdamW step on −Σ weight·log π(reply | prompt), averaged over the replies (gradients clipped to norm 1)."""
     import torch
 
@@ -197,7 +204,7 @@ def train_ad_align(
     beta: float,
     gamma: float,
     save_every: int,
-    config: dict[str, Any] | None,
+    config: dict[str, JsonValue] | None,
     registry: Registry,
     grammar: Grammar = "json",
 ) -> tuple[Any, Any, list[CurvePoint], str]:

@@ -24,14 +24,14 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Mapping
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.llm import situation
 from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.agents.random_agent import CHATTER
+from negotiation_platform.agents.turns import listed_actions, messaging
 from negotiation_platform.arena.arena import game_config
 from negotiation_platform.arena.turn_state import seat_actions
 from negotiation_platform.engine.events import Event, EventKind
@@ -53,7 +53,9 @@ class SeatPrompt(BaseModel):
 
     system: str
     user: str
-    actions: dict[str, dict[str, Any]] = Field(description="Each legal action's name and its payload's JSON Schema.")
+    actions: dict[str, dict[str, JsonValue]] = Field(
+        description="Each legal action's name and its payload's JSON Schema."
+    )
 
 
 class TextStep(BaseModel):
@@ -147,8 +149,9 @@ class TextEnv:
         error = self._last_error[seat]
         if error is not None:
             user += "\n\n" + error
-        user += "\n\n" + grammars.format_text(self.grammar, turn["allowed_actions"])
-        actions = {a["name"]: a["payload_schema"] for a in turn["allowed_actions"]}
+        listed = listed_actions(turn)
+        user += "\n\n" + grammars.format_text(self.grammar, listed)
+        actions = {a["name"]: a["payload_schema"] for a in listed}
         return SeatPrompt(system=grammars.system_text(self.grammar), user=user, actions=actions)
 
     def step(self, seat: str, text: str) -> TextStep:
@@ -161,7 +164,7 @@ class TextEnv:
         if decision is None:
             error, code = f"That reply was not usable: {problem}", ErrorCode.INVALID_ARGUMENT
         else:
-            refused = self._carry_out(seat, decision, bool(turn["messaging"].get("uses_turn")))
+            refused = self._carry_out(seat, decision, bool(messaging(turn).get("uses_turn")))
             if refused is None:
                 return self._stepped(seat, start, accepted=True)
             error, code = f"Your previous move was refused by the arena: {refused.message} Fix it.", refused.code
@@ -184,7 +187,7 @@ class TextEnv:
         own generator): a legal action with a random payload, or a message where only talk is open."""
         draw = rng or self._rng
         turn = self._turn(seat)
-        actions = turn["allowed_actions"]
+        actions = listed_actions(turn)
         trial = copy.deepcopy(self._match)  # a refused move changes nothing, so one copy serves every try
         for _ in range(50):
             if not actions:
@@ -196,13 +199,13 @@ class TextEnv:
             except NegotiationError:
                 continue
             return grammars.render(self.grammar, decision, turn)
-        if turn["messaging"].get("public"):
+        if messaging(turn).get("public"):
             return grammars.render(self.grammar, Decision(messages=[OutgoingMessage(draw.choice(CHATTER))]), turn)
         raise NegotiationError(ErrorCode.INVALID_ACTION, f"No legal move found for {seat} in phase {turn['phase']}.")
 
     # --- internals ------------------------------------------------------------------------
 
-    def _turn(self, seat: str) -> dict[str, Any]:
+    def _turn(self, seat: str) -> dict[str, object]:
         """The turn state an llm: agent would be given now, with the keys its `situation` reads."""
         match = self._match
         return {

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
 
 import textarena as ta
 from pydantic import BaseModel, Field
@@ -101,7 +100,7 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
         self.seed, self._text_env, self.state, self._prompted = match_seed, text_env, state, set()
         self._ask_next()
 
-    def step(self, action: str) -> tuple[bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[bool, dict[str, object]]:
         """Play the current player's reply; `(done, info)` with `info` a `StepInfo` as a dict."""
         text_env, state = self.text_env, self.state
         if text_env.done:
@@ -123,12 +122,12 @@ class NegotiationTextArenaEnv(ta.Env):  # type: ignore[misc]
         )
         return state.done, info.model_dump()
 
-    def get_observation(self) -> tuple[int, list[tuple[int, str, Any]]]:
+    def get_observation(self) -> tuple[int, list[tuple[int, str, object]]]:
         """The current player and what it has been shown since it was last asked (TextArena's messages)."""
         state = self._started()
         return state.current_player_id, state.get_current_player_observation()
 
-    def close(self) -> tuple[dict[int, float] | None, dict[int, dict[str, Any]]]:
+    def close(self) -> tuple[dict[int, float] | None, dict[int, dict[str, object]]]:
         """`(rewards, game_info)`: rewards per player id (None before the match ends)."""
         state = self._started()
         return state.rewards, state.game_info

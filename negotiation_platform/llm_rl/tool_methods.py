@@ -13,9 +13,12 @@ import keyword
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from pydantic import JsonValue
+
+from negotiation_platform.agents.offers import schema_object
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
-JSON_TYPES: dict[str, Any] = {
+JSON_TYPES: dict[str, object] = {
     "integer": int,
     "number": float,
     "string": str,
@@ -29,16 +32,16 @@ Call = Callable[[Any, str, dict[str, Any]], str]
 """What a made method does: (the instance, the action type, the arguments given) -> the text the model reads."""
 
 
-def python_type(prop: dict[str, Any]) -> Any:
+def python_type(prop: Mapping[str, JsonValue]) -> object:
     """The type hint of one JSON Schema property: a Literal of its enum, else its JSON type (a $ref: an object)."""
-    if "enum" in prop:
-        return Literal[tuple(prop["enum"])]
-    kind = prop.get("type")
+    enum, kind, items = prop.get("enum"), prop.get("type"), prop.get("items")
+    if isinstance(enum, list):
+        return Literal[tuple(enum)]
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), None)
-    if kind == "array" and isinstance(prop.get("items"), dict):
-        return list[python_type(prop["items"])]  # type: ignore[misc]
-    return JSON_TYPES.get(kind or "object", Any)
+    if kind == "array" and isinstance(items, dict):
+        return list[python_type(items)]  # type: ignore[misc]
+    return JSON_TYPES.get(kind if isinstance(kind, str) and kind else "object", Any)
 
 
 def describe(prop: Mapping[str, object]) -> str:
@@ -48,13 +51,14 @@ def describe(prop: Mapping[str, object]) -> str:
     return f"{text}; {', '.join(bounds)}." if bounds else f"{text}."
 
 
-def tool_method(name: str, description: str, schema: dict[str, Any], call: Call) -> Callable[..., str]:
+def tool_method(name: str, description: str, schema: Mapping[str, JsonValue], call: Call) -> Callable[..., str]:
     """A method `name(self, <one argument per payload field>) -> str` that hands its arguments to `call`.
 
     Required fields become required arguments; optional ones default to their schema default (None without one).
     A field name that cannot be a Python argument is refused (INVALID_ARGUMENT): such a game needs its own tools."""
-    properties: dict[str, dict[str, Any]] = schema.get("properties", {})
-    required = set(schema.get("required", ()))
+    properties = {field: schema_object(prop) for field, prop in schema_object(schema.get("properties")).items()}
+    listed = schema.get("required")
+    required = {field for field in listed if isinstance(field, str)} if isinstance(listed, list) else set()
     for field in properties:
         if not field.isidentifier() or keyword.iskeyword(field):
             raise NegotiationError(
@@ -62,7 +66,7 @@ def tool_method(name: str, description: str, schema: dict[str, Any], call: Call)
             )
     ordered = sorted(properties, key=lambda field: field not in required)  # required first, as Python demands
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    annotations: dict[str, Any] = {}
+    annotations: dict[str, object] = {}
     for field in ordered:
         hint = python_type(properties[field])
         default = inspect.Parameter.empty if field in required else properties[field].get("default")

@@ -16,17 +16,21 @@ import contextlib
 import csv
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.llm_rl.advantages import TRUST_AND_SPLIT_BETA, TRUST_AND_SPLIT_GAMMA
 from negotiation_platform.llm_rl.grammar import Grammar
 from negotiation_platform.llm_rl.trl_env import make_trl_env, seed_dataset
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    from peft import LoraConfig
+    from trl.trainer.grpo_trainer import GRPOTrainer
 
 Algo = Literal["grpo", "ad-align"]
 ALGOS: tuple[Algo, ...] = ("grpo", "ad-align")
@@ -83,7 +87,7 @@ def train_llm(
     gamma: float = TRUST_AND_SPLIT_GAMMA,
     save_every: int = 0,
     grammar: Grammar = "json",
-    config: dict[str, Any] | None = None,
+    config: dict[str, JsonValue] | None = None,
     registry: Registry | None = None,
 ) -> TrainSummary:
     """Train `model` (a local folder: weights, config, tokenizer with a tool-calling chat template) on `game`.
@@ -170,7 +174,7 @@ def _trainer(
     max_completion_length: int,
     learning_rate: float,
     save_every: int,
-) -> tuple[Any, str]:
+) -> tuple[GRPOTrainer, str]:
     """The GRPOTrainer over the local model; on the CPU when no GPU is present."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, PrinterCallback
@@ -217,7 +221,7 @@ def frozen_self(opponents: Sequence[str], source: Path) -> list[str]:
     return [f"hf:{source.resolve()}" if spec == "self" else spec for spec in opponents]
 
 
-def lora_config() -> Any:
+def lora_config() -> LoraConfig:
     """The LoRA adapter `--lora` trains: rank 8 on every linear layer."""
     from peft import LoraConfig
 
@@ -233,9 +237,11 @@ def save_model(model: Any, tokenizer: Any, out: Path, lora: bool) -> None:
     tokenizer.save_pretrained(out / FINAL)
 
 
-def reward_curve(log_history: Sequence[dict[str, Any]]) -> list[CurvePoint]:
+def reward_curve(log_history: Sequence[Mapping[str, float]]) -> list[CurvePoint]:
     """The mean reward of each logged training step, from the trainer's log history."""
-    return [CurvePoint(step=entry["step"], mean_reward=entry["reward"]) for entry in log_history if "reward" in entry]
+    return [
+        CurvePoint(step=int(entry["step"]), mean_reward=entry["reward"]) for entry in log_history if "reward" in entry
+    ]
 
 
 def write_curve(path: Path, curve: Sequence[CurvePoint]) -> None:

@@ -20,6 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
+
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.seating import SeatedBy
@@ -51,9 +53,9 @@ class TrlSeatEnv:
     seat: ClassVar[int | str] = 0
     opponents: ClassVar[tuple[str, ...]] = ("concession",)
     grammar: ClassVar[Grammar] = "json"
-    config: ClassVar[dict[str, Any] | None] = None
+    config: ClassVar[Mapping[str, object] | None] = None
     registry: ClassVar[Registry]
-    schemas: ClassVar[dict[str, dict[str, Any]]] = {}
+    schemas: ClassVar[dict[str, dict[str, JsonValue]]] = {}
     """Each action's payload JSON Schema (the spec's), to write a tool call as a reply in the grammar."""
 
     def __init__(self) -> None:
@@ -86,7 +88,7 @@ class TrlSeatEnv:
             self._play_others()
         return env.payoffs()[self._learner]
 
-    def _move(self, action: str | None, payload: dict[str, Any], message: str | None = None) -> str:
+    def _move(self, action: str | None, payload: dict[str, JsonValue], message: str | None = None) -> str:
         """The learner's move (an action, or a message alone) judged by the text environment, then the others'."""
         env = self._env
         if env.done:
@@ -118,7 +120,7 @@ class TrlSeatEnv:
         if env.done:
             return "The match is over: " + self._outcome()
         user = env.prompt(self._learner).user
-        allowed: list[Mapping[str, Any]] = list(seat_actions(env.match, self._learner))
+        allowed = seat_actions(env.match, self._learner)
         reminder = grammars.format_text(self.grammar, allowed)
         user = user.removesuffix("\n\n" + reminder)
         if not rules:
@@ -159,7 +161,7 @@ def make_trl_env(
                 ErrorCode.INVALID_ARGUMENT, "Opponent 'self' (a frozen copy of the model) is not supported yet."
             )
         make_agent(registry, agent, seed=0, by=SeatedBy.OPERATOR)  # refused now rather than at the first reset
-    namespace: dict[str, Any] = {
+    namespace: dict[str, object] = {
         "game": game,
         "seat": seat,
         "opponents": specs,
@@ -192,7 +194,7 @@ def _say(self: TrlSeatEnv, action: str, arguments: dict[str, Any]) -> str:
     return self._move(None, {}, arguments["content"])
 
 
-MESSAGE_SCHEMA = {
+MESSAGE_SCHEMA: dict[str, JsonValue] = {
     "properties": {"content": {"type": "string", "description": "What you say to the other players."}},
     "required": ["content"],
 }

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from negotiation_platform.agents.llm_failures import MarkedMatch, counted, marked_matches
+from negotiation_platform.agents.llm_usage import Usage
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis import analyze, failure_summary
@@ -31,6 +32,7 @@ from negotiation_platform.research.report_format import (
     html_page,
     markdown_page,
 )
+from negotiation_platform.research.rows import Analysis, FailureGroup, MatchRow
 from negotiation_platform.research.social_evaluation import SOCIAL, SocialReport, social_sections
 from negotiation_platform.research.tournament import RESULTS, failure_rows, finished_rows
 
@@ -108,7 +110,7 @@ def _untold(done: int, total: int, what: str) -> None:
     """No one asked to follow the report's progress."""
 
 
-def _summary(analysis: dict[str, Any]) -> Section:
+def _summary(analysis: Analysis) -> Section:
     columns = [
         Column("game", Unit.TEXT),
         Column("agent", Unit.TEXT),
@@ -126,7 +128,7 @@ def _summary(analysis: dict[str, Any]) -> Section:
     return Section("Outcomes per game and agent", columns, rows, note=note)
 
 
-def _game_section(game: str, analysis: dict[str, Any], figures: Path, registry: Registry) -> Section:
+def _game_section(game: str, analysis: Analysis, figures: Path, registry: Registry) -> Section:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
@@ -161,11 +163,11 @@ def role_names(game: str, registry: Registry) -> list[str]:
     return names if len(names) == 2 else ["player 1", "player 2"]
 
 
-def _scatter(game: str, matches: list[dict[str, Any]], figures: Path, registry: Registry) -> str:
+def _scatter(game: str, matches: list[MatchRow], figures: Path, registry: Registry) -> str:
     return _save(outcome_figure(game, matches, registry), figures / f"{game}_outcomes.png")
 
 
-def outcome_figure(game: str, matches: list[dict[str, Any]], registry: Registry) -> Figure:
+def outcome_figure(game: str, matches: Sequence[MatchRow], registry: Registry) -> Figure:
     """The outcomes of a two-seat game in role order, with its Pareto frontier and Nash point where known."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
@@ -192,11 +194,11 @@ def outcome_figure(game: str, matches: list[dict[str, Any]], registry: Registry)
     return figure
 
 
-def _concession(game: str, matches: list[dict[str, Any]], figures: Path) -> str:
+def _concession(game: str, matches: list[MatchRow], figures: Path) -> str:
     return _save(concession_figure(game, matches), figures / f"{game}_concession.png")
 
 
-def concession_figure(game: str, matches: list[dict[str, Any]]) -> Figure:
+def concession_figure(game: str, matches: Sequence[MatchRow]) -> Figure:
     """Each agent's median offer position per round: how fast it gives ground."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
@@ -204,7 +206,7 @@ def concession_figure(game: str, matches: list[dict[str, Any]]) -> Figure:
     curves: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for match in matches:
         for seat, round_number, value in match["offers"]:
-            curves[match["agents"][seat]][round_number].append(value)
+            curves[match["agents"][int(seat)]][int(round_number)].append(value)
     figure, axes = plt.subplots(figsize=(6, 4))
     for agent, by_round in sorted(curves.items()):
         rounds = sorted(by_round)
@@ -217,7 +219,7 @@ def concession_figure(game: str, matches: list[dict[str, Any]]) -> Figure:
     return figure
 
 
-def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
+def _ratings_section(analysis: Analysis, figures: Path) -> Section:
     import matplotlib.pyplot as plt
 
     overall = analysis["ratings"]["overall"]
@@ -233,7 +235,7 @@ def _ratings_section(analysis: dict[str, Any], figures: Path) -> Section:
         axes.set_ylabel("rating")
         axes.tick_params(axis="x", rotation=30)
     name = _save(figure, figures / "ratings.png")
-    rows = [
+    rows: list[list[Cell]] = [
         [scope, method.replace("_", "–").title(), agent, v["rating"], v["low"], v["high"]]
         for scope, methods in analysis["ratings"].items()
         for method, table in methods.items()
@@ -259,7 +261,7 @@ USAGE_COLUMNS = [
 ]
 
 
-def _usage_section(usage: dict[str, dict[str, Any]]) -> Section:
+def _usage_section(usage: dict[str, Usage]) -> Section:
     """What the LLM seats used: calls, tokens and time per agent, and their cost where prices were given."""
     priced = any(entry.get("cost_usd") is not None for entry in usage.values())
     columns = [Column("agent", Unit.TEXT), *(Column(key.replace("_", " "), unit) for key, unit in USAGE_COLUMNS)]
@@ -276,7 +278,7 @@ def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
     """Matches in which seats lost moves to their LLM endpoints, seat by seat."""
     columns = [Column("match", Unit.TEXT), Column("seat", Unit.COUNT), Column("agent", Unit.TEXT)]
     columns += [Column(name, Unit.COUNT) for name in ("moves lost", "moves", "failed calls", "failed tries")]
-    rows: list[list[Any]] = [
+    rows: list[list[Cell]] = [
         [match.key, seat.seat, seat.agent, seat.moves_lost, seat.moves, seat.failed_calls, seat.failed_tries]
         for match in matches
         for seat in match.seats
@@ -290,9 +292,9 @@ def _endpoint_section(matches: list[MarkedMatch], kept: bool) -> Section:
     return Section("Matches with LLM endpoint failures", columns, rows, note=note)
 
 
-def _failures_section(failures: Sequence[Mapping[str, Cell]]) -> Section:
+def _failures_section(failures: Sequence[FailureGroup]) -> Section:
     """Matches that failed (failures.jsonl), grouped by reason: they are missing from every table above."""
-    rows = [[failure["error"], failure["count"]] for failure in failures]
+    rows: list[list[Cell]] = [[failure["error"], failure["count"]] for failure in failures]
     note = "These matches are in no table above; a re-run of the same tournament plays them again."
     return Section("Failed matches", [Column("reason", Unit.TEXT), Column("matches", Unit.COUNT)], rows, note=note)
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.report_format import Column, Section, Unit, cell
+from negotiation_platform.research.rows import MatchRow
 
 GREEDY = "greedy"
 SOCIAL = "social.json"
@@ -73,7 +73,7 @@ class SocialReport(BaseModel):
 
     model_config = ConfigDict(frozen=True)
     game: str
-    config: dict[str, Any] | None
+    config: dict[str, JsonValue] | None
     matches: int
     seed: int
     interval: str
@@ -88,7 +88,7 @@ def evaluate_social(
     *,
     matches: int = 10,
     seed: int = 0,
-    config: dict[str, Any] | None = None,
+    config: dict[str, JsonValue] | None = None,
     out: str | Path | None = None,
     workers: int = 1,
     registry: Registry | None = None,
@@ -149,7 +149,7 @@ def interval(values: Sequence[float], rng: np.random.Generator) -> Interval:
 
 
 def _pair(
-    rows: list[dict[str, Any]], line_up: tuple[str, str], best: float | None, rng: np.random.Generator
+    rows: Sequence[MatchRow], line_up: tuple[str, str], best: float | None, rng: np.random.Generator
 ) -> PairScore:
     played = [row["payoffs"] for row in rows if tuple(row["agents"]) == line_up]
     collective = [sum(payoffs) for payoffs in played]
@@ -162,7 +162,7 @@ def _pair(
     )
 
 
-def _agent(rows: list[dict[str, Any]], agent: str, best: float | None, rng: np.random.Generator) -> AgentScore:
+def _agent(rows: Sequence[MatchRow], agent: str, best: float | None, rng: np.random.Generator) -> AgentScore:
     mine = [(row["agents"], row["payoffs"]) for row in rows if agent in row["agents"]]
     seats = [pay for names, payoffs in mine for name, pay in zip(names, payoffs, strict=True) if name == agent]
     against = [

@@ -24,24 +24,29 @@ import json
 import multiprocessing
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.catalog import check_agent_options, known_agent, make_agent
 from negotiation_platform.agents.driver import play_match
 from negotiation_platform.agents.llm_failures import FIELD as ENDPOINT_FAILURES
 from negotiation_platform.agents.llm_failures import seat_failures, tally_of
-from negotiation_platform.agents.llm_usage import Prices, add_usage, cost_usd, usage_totals
+from negotiation_platform.agents.llm_usage import Prices, Usage, add_usage, cost_usd, usage_totals
 from negotiation_platform.agents.offers import menu_utility
 from negotiation_platform.agents.seating import SeatedBy
+from negotiation_platform.agents.turns import bargaining
 from negotiation_platform.arena import Arena
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.registry import Registry
 from negotiation_platform.registry.registry import installed_registry
+from negotiation_platform.research.rows import FailureRow, MatchRow
 
 REMOTE_KINDS = {"llm", "a2a", "mcp-llm", "hf"}
 """Agent kinds that take `--agent-config` options and whose matches run as coroutines here, not in worker
@@ -59,7 +64,7 @@ class MatchPlan:
     game: str
     agents: tuple[str, ...]
     seed: int
-    config: dict[str, Any] | None = field(default=None, compare=False)
+    config: dict[str, JsonValue] | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -77,7 +82,7 @@ def schedule(
     *,
     seeds: int = 1,
     swap_roles: bool = False,
-    configs: dict[str, dict[str, Any]] | None = None,
+    configs: dict[str, dict[str, JsonValue]] | None = None,
 ) -> list[MatchPlan]:
     """Every assignment of agents to a game's seats, `seeds` times.
 
@@ -111,31 +116,31 @@ def schedule(
     return plans
 
 
-def finished_rows(out: Path) -> dict[str, dict[str, Any]]:
+def finished_rows(out: Path) -> dict[str, MatchRow]:
     """The rows already in out/matches.jsonl by key (a torn last line from an interrupted run is ignored)."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, MatchRow] = {}
     path = out / RESULTS
     if path.exists():
         for line in path.read_text().splitlines():
             with contextlib.suppress(json.JSONDecodeError):
-                row = json.loads(line)
+                row: MatchRow = json.loads(line)
                 rows[row["key"]] = row
     return rows
 
 
-def failure_rows(out: Path) -> list[dict[str, Any]]:
+def failure_rows(out: Path) -> list[FailureRow]:
     """The rows of out/failures.jsonl ({key, error}), the latest per match, in the order written."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, FailureRow] = {}
     path = out / FAILURES
     for line in path.read_text().splitlines() if path.exists() else []:
         with contextlib.suppress(json.JSONDecodeError):
-            row = json.loads(line)
+            row: FailureRow = json.loads(line)
             latest.pop(row["key"], None)
             latest[row["key"]] = row
     return list(latest.values())
 
 
-def _rewrite_failures(out: Path, done: dict[str, dict[str, Any]]) -> None:
+def _rewrite_failures(out: Path, done: dict[str, MatchRow]) -> None:
     """Keep in out/failures.jsonl only the latest row of each match still not played."""
     path = out / FAILURES
     kept = [row for row in failure_rows(out) if row["key"] not in done]
@@ -152,14 +157,14 @@ def run_tournament(
     swap_roles: bool = False,
     workers: int = 1,
     out: str | Path = "tournament",
-    configs: dict[str, dict[str, Any]] | None = None,
-    agent_options: dict[str, Any] | None = None,
+    configs: dict[str, dict[str, JsonValue]] | None = None,
+    agent_options: Mapping[str, object] | None = None,
     prices: Prices | None = None,
     registry: Registry | None = None,
     on_schedule: Callable[[int, int], None] | None = None,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-    on_failure: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
+    progress: Callable[[MatchRow], None] | None = None,
+    on_failure: Callable[[FailureRow], None] | None = None,
+) -> list[MatchRow]:
     """Play every scheduled match not yet in `out`; returns all rows of the schedule, in schedule order.
 
     `agent_options` go to every remote-kind agent (e.g. an `llm` agent's base_url or temperature) and
@@ -185,9 +190,9 @@ def run_tournament(
         on_schedule(len(plans), len(todo))
     with (directory / RESULTS).open("a") as results, (directory / FAILURES).open("a") as failures:
 
-        def land(plan: MatchPlan, row: dict[str, Any] | None, error: str | None) -> None:
+        def land(plan: MatchPlan, row: MatchRow | None, error: str | None) -> None:
             if row is None:
-                failure = {"key": plan.key, "error": error}
+                failure: FailureRow = {"key": plan.key, "error": error or ""}
                 failures.write(json.dumps(failure) + "\n")
                 failures.flush()
                 if on_failure is not None:
@@ -222,8 +227,8 @@ def _check_prices(registry: Registry, agents: list[str], prices: Prices) -> None
 def _run_local(
     plans: list[MatchPlan],
     workers: int,
-    options: dict[str, Any] | None,
-    land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
+    options: Mapping[str, object] | None,
+    land: Callable[[MatchPlan, MatchRow | None, str | None], None],
 ) -> None:
     """Scripted matches in chunks (one event loop per chunk): inline with one worker, else on spawned processes."""
     size = max(1, min(CHUNK, len(plans) // (workers * 4) or 1))
@@ -244,9 +249,9 @@ def _run_local(
 async def _run_remote(
     plans: list[MatchPlan],
     concurrency: int,
-    options: dict[str, Any] | None,
+    options: Mapping[str, object] | None,
     registry: Registry,
-    land: Callable[[MatchPlan, dict[str, Any] | None, str | None], None],
+    land: Callable[[MatchPlan, MatchRow | None, str | None], None],
     prices: Prices | None = None,
 ) -> None:
     """Matches with remote seats, `concurrency` at a time, each in its own in-process arena."""
@@ -264,10 +269,10 @@ async def _run_remote(
     await asyncio.gather(*(one(plan) for plan in plans))
 
 
-Outcome = tuple[dict[str, Any] | None, str | None]
+Outcome = tuple[MatchRow | None, str | None]
 
 
-def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[Outcome]:
+def _play_chunk(plans: list[MatchPlan], options: Mapping[str, object] | None) -> list[Outcome]:
     """Play matches one after another in one event loop (one registry per process); failures become error lines."""
     registry = installed_registry()
 
@@ -284,7 +289,7 @@ def _play_chunk(plans: list[MatchPlan], options: dict[str, Any] | None) -> list[
 
 
 async def play_recorded(
-    plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None
+    plan: MatchPlan, registry: Registry, options: Mapping[str, object] | None = None
 ) -> tuple[dict[str, Any], list[Recorder]]:
     """Play one scheduled match, each seat's agent in a `Recorder`: `play_match`'s result and the recorders.
 
@@ -301,8 +306,8 @@ async def play_recorded(
 
 
 async def play_plan(
-    plan: MatchPlan, registry: Registry, options: dict[str, Any] | None = None, prices: Prices | None = None
-) -> dict[str, Any]:
+    plan: MatchPlan, registry: Registry, options: Mapping[str, object] | None = None, prices: Prices | None = None
+) -> MatchRow:
     """Play one scheduled match and reduce it to a row: seat-ordered payoffs, BATNAs, surplus, roles and
     offers; for seats that keep a transcript (LLM seats), the transcripts, forfeits and usage too, and
     the seats that lost moves to their endpoints (`endpoint_failures`, only when some did)."""
@@ -314,7 +319,7 @@ async def play_plan(
     names = list(_role_names(registry, plan.game, plan.config) or [])
     labels = [r.label or "" for r in recorders]
     roles = [names.index(label) for label in labels] if names and all(label in names for label in labels) else None
-    row: dict[str, Any] = {
+    row: MatchRow = {
         "key": plan.key,
         "game": plan.game,
         "config": plan.config,
@@ -335,7 +340,7 @@ async def play_plan(
         row["transcripts"] = transcripts  # per seat, an llm seat's raw replies: the only large part of a row
         row["forfeits"] = forfeits(result["events"], seat_ids)
         row["usage"] = [seat_usage(r.agent, t, prices) for r, t in zip(recorders, transcripts, strict=True)]
-        totals: dict[str, Any] = {}
+        totals: Usage = {}
         for usage in row["usage"]:
             totals = add_usage(totals, usage) if usage is not None else totals
         row["usage_total"] = totals
@@ -355,7 +360,7 @@ def forfeits(events: list[dict[str, Any]], seat_ids: list[str]) -> list[int]:
     return [counts[seat] for seat in seat_ids]
 
 
-def seat_usage(agent: Any, transcript: list[dict[str, Any]] | None, prices: Prices | None) -> dict[str, Any] | None:
+def seat_usage(agent: object, transcript: Sequence[Mapping[str, object]] | None, prices: Prices | None) -> Usage | None:
     """A seat's calls, failed calls and tries, moves lost, tokens and seconds (None for seats without a
     transcript); priced when a table is given."""
     if transcript is None:
@@ -370,7 +375,7 @@ def seat_usage(agent: Any, transcript: list[dict[str, Any]] | None, prices: Pric
     return usage
 
 
-def _role_names(registry: Registry, game: str, config: dict[str, Any] | None) -> tuple[str, ...]:
+def _role_names(registry: Registry, game: str, config: dict[str, JsonValue] | None) -> tuple[str, ...]:
     """The game's role labels in role order (None for games without named roles), cached per game and config."""
     key = (game, json.dumps(config, sort_keys=True))
     if key not in _ROLE_NAMES:
@@ -382,7 +387,7 @@ def _role_names(registry: Registry, game: str, config: dict[str, Any] | None) ->
 _ROLE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-def _agent(registry: Registry, spec: str, seed: int, options: dict[str, Any] | None) -> Agent:
+def _agent(registry: Registry, spec: str, seed: int, options: Mapping[str, object] | None) -> Agent:
     """`make_agent`, with the tournament's agent options for remote kinds (they take keyword options)."""
     options = options if spec.partition(":")[0] in REMOTE_KINDS else None
     return make_agent(registry, spec, seed, options, by=SeatedBy.OPERATOR)
@@ -419,24 +424,25 @@ class Recorder:
         self._note(turn, decided)
         return decided
 
-    async def _noted(self, turn: dict[str, Any], decided: Awaitable[Decision]) -> Decision:
+    async def _noted(self, turn: Mapping[str, object], decided: Awaitable[Decision]) -> Decision:
         decision = await decided
         self._note(turn, decision)
         return decision
 
-    def _note(self, turn: dict[str, Any], decision: Decision) -> None:
-        position = turn.get("bargaining")
+    def _note(self, turn: Mapping[str, object], decision: Decision) -> None:
+        position = bargaining(turn)
         if not position or decision.action != position.get("action"):
             return
         value = offer_position(position, decision.payload)
-        if value is not None:
-            self.offers[int(turn.get("round", 0))] = round(value, 4)
+        played = turn.get("round", 0)
+        if value is not None and isinstance(played, int | float):
+            self.offers[int(played)] = round(value, 4)
 
 
-def offer_position(position: dict[str, Any], payload: dict[str, Any]) -> float | None:
+def offer_position(position: BargainingPosition, payload: Mapping[str, JsonValue]) -> float | None:
     """Where an offer sits in the offerer's own range: 1 = its best outcome, 0 = its reservation/BATNA."""
     if "menu" in position:
-        utility = menu_utility(position["menu"], payload)
+        utility: JsonValue = menu_utility(position["menu"], payload)
         best, floor = max(item["utility"] for item in position["menu"]), position["batna"]
     else:
         utility = payload.get(position["field"])

@@ -11,19 +11,41 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import jax
 import jax.numpy as jnp
 from flax import serialization
 from flax.typing import VariableDict
+from pydantic import JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.kernels.env import ParamsT, StateT
+from negotiation_platform.kernels.env import KernelState, ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv, make
 from negotiation_platform.registry import Registry
 from negotiation_platform.store.csv_cells import write_rows
 from negotiation_platform.training.network import ActorCritic
+
+
+class TrainSummary(TypedDict):
+    """DIR/summary.json: the run's game, settings, baselines, result and timings (see `run.train`)."""
+
+    game: str
+    config: dict[str, JsonValue]
+    algo: str
+    seed: int
+    train_config: dict[str, JsonValue]
+    env_steps: int
+    random_return: float
+    final_return: float
+    scripted: str | None
+    scripted_return: float | None
+    env_steps_per_second: float
+    train_seconds: float
+    compile_seconds: float
+    fast_compile: bool
+    device: str
+    platform: str
 
 
 @dataclass(frozen=True)
@@ -32,6 +54,7 @@ class PolicyFile:
 
     game_id: str
     config: dict[str, Any]
+    """Spread into `kernels.marl.make`'s keyword overrides, which take any value."""
     hidden: tuple[int, ...]
     price_levels: int
     obs_size: int
@@ -40,13 +63,17 @@ class PolicyFile:
 
 @dataclass(frozen=True)
 class TrainedPolicy:
-    env: MarlEnv[Any, Any]
+    env: MarlEnv[KernelState, object]
     network: ActorCritic
     params: VariableDict
 
 
 def save_policy(
-    out: Path, env: MarlEnv[StateT, ParamsT], config: dict[str, Any], hidden: tuple[int, ...], params: VariableDict
+    out: Path,
+    env: MarlEnv[StateT, ParamsT],
+    config: dict[str, JsonValue],
+    hidden: tuple[int, ...],
+    params: VariableDict,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     price_levels = getattr(env.codes, "levels", 0)
@@ -82,11 +109,11 @@ def write_curve(out: Path, steps_per_update: int, curve: list[float]) -> None:
         write_rows(handle, [("env_steps", "mean_return"), *points])
 
 
-def write_summary(out: Path, summary: dict[str, Any]) -> None:
+def write_summary(out: Path, summary: TrainSummary) -> None:
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
 
 
-def plot_curve(out: Path, summary: dict[str, Any], steps_per_update: int, curve: list[float]) -> Path | None:
+def plot_curve(out: Path, summary: TrainSummary, steps_per_update: int, curve: list[float]) -> Path | None:
     """DIR/curve.png: mean return per update with the random and scripted returns as lines (None
     without matplotlib, the `report` extra)."""
     try:
@@ -102,10 +129,9 @@ def plot_curve(out: Path, summary: dict[str, Any], steps_per_update: int, curve:
         [x for x, _ in points], [y for _, y in points], label="IPPO (training policy)"
     )  # updates where episodes ended
     axes.axhline(summary["random_return"], color="grey", linestyle="--", label="random")
-    if summary.get("scripted_return") is not None:
-        axes.axhline(
-            summary["scripted_return"], color="black", linestyle=":", label=f"scripted ({summary['scripted']})"
-        )
+    scripted = summary["scripted_return"]
+    if scripted is not None:
+        axes.axhline(scripted, color="black", linestyle=":", label=f"scripted ({summary['scripted']})")
     axes.set_xlabel("env-steps")
     axes.set_ylabel("mean return per seat")
     axes.set_title(summary["game"])

@@ -7,8 +7,9 @@ baselines with the agents, so the agents package must not import the training pa
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from collections.abc import Callable
 
+from negotiation_platform.agents.base import Agent
 from negotiation_platform.registry.hookspecs import hookimpl
 
 RL_AVAILABLE = importlib.util.find_spec("flax") is not None and importlib.util.find_spec("jax") is not None
@@ -16,7 +17,7 @@ RL_AVAILABLE = importlib.util.find_spec("flax") is not None and importlib.util.f
 
 
 @hookimpl
-def register_agents() -> dict[str, Any]:
+def register_agents() -> dict[str, Callable[..., Agent]]:
     if not RL_AVAILABLE:
         return {}
     from negotiation_platform.training.policy_agent import PolicyAgent

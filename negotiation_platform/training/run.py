@@ -14,11 +14,12 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import jax
 import numpy as np
 from flax.typing import VariableDict
+from pydantic import JsonValue
 
 from negotiation_platform.agents.catalog import make_agent
 from negotiation_platform.agents.driver import play_match
@@ -32,7 +33,7 @@ from negotiation_platform.training.ippo import TrainConfig, make_train, mean_ret
 
 
 def scripted_return(
-    registry: Registry, game_id: str, agent: str, matches: int, config: dict[str, Any], seed: int
+    registry: Registry, game_id: str, agent: str, matches: int, config: dict[str, JsonValue], seed: int
 ) -> float:
     """Mean payoff per seat of `matches` engine matches with `agent` in every seat (seeds seed, seed+1, …)."""
 
@@ -55,17 +56,21 @@ def scripted_return(
     return asyncio.run(play_all())
 
 
-def compile_for(fn: Callable[..., Any], *args: Any, fast: bool = False) -> Callable[..., Any]:
+Out = TypeVar("Out")
+"""What a compiled function returns."""
+
+
+def compile_for(fn: Callable[..., Out], *args: object, fast: bool = False) -> Callable[..., Out]:
     """`fn` jitted and compiled for `args`; `fast` turns XLA's backend optimizations off, which on a CPU
     compiles a trainer about three times quicker and runs each step slower (for short runs)."""
     options: dict[str, str | bool] | None = {"xla_backend_optimization_level": "0"} if fast else None
-    compiled: Callable[..., Any] = jax.jit(fn).lower(*args).compile(compiler_options=options)
+    compiled: Callable[..., Out] = jax.jit(fn).lower(*args).compile(compiler_options=options)
     return compiled
 
 
 def train(
     env: MarlEnv[StateT, ParamsT],
-    game_config: dict[str, Any],
+    game_config: dict[str, JsonValue],
     config: TrainConfig,
     *,
     seed: int,
@@ -74,7 +79,7 @@ def train(
     eval_envs: int = 256,
     eval_steps: int = 256,
     fast_compile: bool = False,
-) -> dict[str, Any]:
+) -> artifacts.TrainSummary:
     """Train, evaluate and write DIR's files; returns the summary (also DIR/summary.json)."""
     key = jax.random.key(seed)
     train_key, eval_key = jax.random.split(key)
@@ -90,15 +95,15 @@ def train(
     compiled = compile_for(run, train_key, fast=fast_compile)
     compile_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    params, curve = compiled(train_key)
-    curve = np.asarray(curve)  # waits for the run
+    params, learned = compiled(train_key)
+    curve = np.asarray(learned)  # waits for the run
     train_seconds = time.perf_counter() - started
 
     def trained_play(params: VariableDict, key: jax.Array) -> jax.Array:
         return mean_return(env, policy_chooser(network, params), key, eval_envs, eval_steps)
 
     env_steps = config.num_updates * config.steps_per_update
-    summary: dict[str, Any] = {
+    summary: artifacts.TrainSummary = {
         "game": env.name,
         "config": game_config,
         "algo": "ippo",

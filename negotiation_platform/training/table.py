@@ -11,16 +11,18 @@ generator seeded by the agent's seed, so a match replays exactly.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import jax
 import numpy as np
+from pydantic import JsonValue
 
 from negotiation_platform.agents.base import Decision
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.action_codes import with_placeholder
+from negotiation_platform.kernels.env import KernelState
 from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.kernels.table_features import table_features
 from negotiation_platform.training.artifacts import load_policy
@@ -30,8 +32,18 @@ SKIPS = ("pass", "done")
 """Moves that pass a turn the kernel does not model (a coin game's talk, an auction's discussion)."""
 
 
+@runtime_checkable
+class TableKernel(Protocol):
+    """A kernel that can sit at an engine table (see the module's docstring)."""
+
+    def table_observation(self, turn: Mapping[str, object]) -> dict[str, np.ndarray] | None: ...
+
+    def table_action(self, action: np.ndarray, turn: Mapping[str, object]) -> tuple[str, dict[str, JsonValue]]: ...
+
+
 class Compiled(NamedTuple):
-    env: MarlEnv[Any, Any]
+    env: MarlEnv[KernelState, object]
+    kernel: TableKernel
     logits: Callable[[np.ndarray, np.ndarray], jax.Array]
     """Masked logits [1, n] of one seat's flat features [1, D] and kernel legal mask (leading axis of 1)."""
     decode: Callable[[int], jax.Array]
@@ -42,7 +54,8 @@ def compiled(directory: Path) -> Compiled:
     """A trained policy loaded and jitted once per process (a tournament makes an agent per match)."""
     trained = load_policy(directory)
     env, network, params = trained.env, trained.network, trained.params
-    if not hasattr(env.kernel, "table_observation"):
+    kernel = env.kernel
+    if not isinstance(kernel, TableKernel):
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT,
             f"A {env.name} policy cannot sit at a table: its kernel has no table_observation.",
@@ -52,14 +65,14 @@ def compiled(directory: Path) -> Compiled:
         avail = with_placeholder(env.codes.mask(legal, env.params))
         return forward(network, params, features, avail)[0]
 
-    return Compiled(env, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
+    return Compiled(env, kernel, jax.jit(logits), jax.jit(lambda code: env.codes.decode(code[None], env.params)[0]))
 
 
 class TablePolicy:
     def __init__(self, directory: Path, seed: int) -> None:
         self._compiled = compiled(directory.resolve())
         self.env = self._compiled.env
-        self.kernel: Any = self.env.kernel
+        self.kernel = self._compiled.kernel
         self._rng = np.random.default_rng(seed)
 
     def decide(self, turn: dict[str, Any]) -> Decision:

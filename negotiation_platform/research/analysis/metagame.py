@@ -9,12 +9,17 @@ with scipy (installed with the `jax` or the `report` extra).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
+from negotiation_platform.research.rows import MatchRow
 
-def metagame(rows: list[dict[str, Any]], value: str = "payoffs") -> tuple[list[str], np.ndarray]:
+
+def metagame(
+    rows: Sequence[MatchRow], value: Literal["payoffs", "batnas", "surplus"] = "payoffs"
+) -> tuple[list[str], np.ndarray]:
     """(agents, M) with `M[a, b]` = mean of `row[value][seat of a]` over matches where b held another seat.
 
     Self-play fills the diagonal. Pairs that never met are NaN.

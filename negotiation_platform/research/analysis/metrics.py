@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Final
 
 import numpy as np
 
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis.outcomes import OutcomeSpace, outcome_space
+from negotiation_platform.research.rows import AgentMeans, MatchRow, Metrics, Seating
 
 SPLIT_GOODS_GAMES = {"split_100"}
 """Games whose agreement splits goods that both sides value alike, so EF/EF1 apply.
@@ -59,16 +60,17 @@ def envy(values: list[list[float]], largest_item: list[float]) -> tuple[bool, bo
     return ef, ef1
 
 
-def split_envy(row: dict[str, Any]) -> tuple[bool, bool] | None:
+def split_envy(row: MatchRow) -> tuple[bool, bool] | None:
     """EF/EF1 of a split of identical coins: values are the payoffs, one coin is worth Σu / total."""
     if row["game"] not in SPLIT_GOODS_GAMES or not row["agreement"]:
         return None
     payoffs = row["payoffs"]
-    coin = sum(payoffs) / float((row.get("config") or {}).get("total", 100))
+    total = (row.get("config") or {}).get("total", 100)
+    coin = sum(payoffs) / float(total if isinstance(total, int | float) else 100)
     return envy([list(payoffs) for _ in payoffs], [coin if p > 0 else 0.0 for p in payoffs])
 
 
-def role_point(row: dict[str, Any], values: list[float]) -> np.ndarray:
+def role_point(row: Seating, values: list[float]) -> np.ndarray:
     """Seat-ordered values rearranged into role order, to compare with an outcome space."""
     roles = row.get("roles") or list(range(len(values)))
     point = np.zeros(len(values))
@@ -77,10 +79,10 @@ def role_point(row: dict[str, Any], values: list[float]) -> np.ndarray:
     return point
 
 
-def match_metrics(row: dict[str, Any], space: OutcomeSpace | None = None) -> dict[str, Any]:
+def match_metrics(row: MatchRow, space: OutcomeSpace | None = None) -> Metrics:
     """Every metric of one match; the frontier and Nash distances need the game's exact outcome space."""
     payoffs, surplus = list(row["payoffs"]), list(row["surplus"])
-    metrics: dict[str, Any] = {
+    metrics: Metrics = {
         "agreement": bool(row["agreement"]),
         "rounds_to_agreement": row["rounds"] if row["agreement"] else None,
         "utilitarian_welfare": utilitarian_welfare(payoffs),
@@ -102,7 +104,7 @@ def match_metrics(row: dict[str, Any], space: OutcomeSpace | None = None) -> dic
     return metrics
 
 
-def with_metrics(rows: list[dict[str, Any]], registry: Registry | None = None) -> list[dict[str, Any]]:
+def with_metrics(rows: Sequence[MatchRow], registry: Registry | None = None) -> list[MatchRow]:
     """Each row with its `metrics`, enumerating each (game, config) outcome space once."""
     registry = registry or Registry()
     return [
@@ -110,13 +112,13 @@ def with_metrics(rows: list[dict[str, Any]], registry: Registry | None = None) -
     ]
 
 
-def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def aggregate(rows: Sequence[MatchRow]) -> list[AgentMeans]:
     """Means per (game, agent) over every seat the agent held, from rows that carry `metrics`.
 
     agreement_rate = agreements / matches; rounds_to_agreement is averaged over agreed matches only;
     match-level metrics (welfare, distances) count once per seat the agent held.
     """
-    groups: dict[tuple[str, str], list[tuple[dict[str, Any], int]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[tuple[MatchRow, int]]] = defaultdict(list)
     for row in rows:
         for seat, agent in enumerate(row["agents"]):
             groups[(row["game"], agent)].append((row, seat))
@@ -131,10 +133,7 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "rounds_to_agreement": _mean([r["metrics"]["rounds_to_agreement"] for r, _ in seats]),
                 "utility": _mean([r["payoffs"][s] for r, s in seats]),
                 "surplus": _mean([r["surplus"][s] for r, s in seats]),
-                **{
-                    name: _mean([r["metrics"][name] for r, _ in seats])
-                    for name in ("utilitarian_welfare", "nash_welfare", "worst_off", "pareto_distance", "nash_distance")
-                },
+                **{name: _mean([r["metrics"][name] for r, _ in seats]) for name in WELFARE},
                 "ef_rate": _mean([None if r["metrics"]["ef"] is None else float(r["metrics"]["ef"]) for r, _ in seats]),
                 "ef1_rate": _mean(
                     [None if r["metrics"]["ef1"] is None else float(r["metrics"]["ef1"]) for r, _ in seats]
@@ -142,6 +141,10 @@ def aggregate(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return table
+
+
+WELFARE: Final = ("utilitarian_welfare", "nash_welfare", "worst_off", "pareto_distance", "nash_distance")
+"""The match-level metrics `aggregate` averages over the seats an agent held."""
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -8,15 +8,16 @@ larger surplus over its BATNA (equal surplus, a tie), so ratings are comparable 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from negotiation_platform.research.rows import MatchRow
 
 Comparison = tuple[str, str, float]
 
 
-def pairwise_outcomes(rows: list[dict[str, Any]]) -> list[Comparison]:
+def pairwise_outcomes(rows: Sequence[MatchRow]) -> list[Comparison]:
     """Every pair of seats held by different agents in every row, scored by surplus."""
     comparisons: list[Comparison] = []
     for row in rows:

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from negotiation_platform.agents.llm_failures import counted, marked_matches
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis.metagame import metagame, symmetric_nash
 from negotiation_platform.research.analysis.metrics import aggregate, with_metrics
 from negotiation_platform.research.analysis.ratings import pairwise_outcomes, ratings_with_intervals
 from negotiation_platform.research.analysis.usage import usage_by_agent
+from negotiation_platform.research.rows import Analysis, MatchRow, Metagame
 
 
 def analyze(
-    rows: list[dict[str, Any]],
+    rows: list[MatchRow],
     *,
     registry: Registry | None = None,
     samples: int = 200,
     keep_failed_llm: bool = False,
-) -> dict[str, Any]:
+) -> Analysis:
     """Per-match metrics, per (game, agent) means, ratings per game and overall, and each game's meta-game.
 
     Ratings compare surplus (scale-free across games); each game's meta-game uses mean payoffs.
@@ -38,7 +37,7 @@ def analyze(
         }
         for scope, subset in scopes.items()
     }
-    metagames = {}
+    metagames: dict[str, Metagame] = {}
     for game in games:
         agents, matrix = metagame(scopes[game])
         metagames[game] = {"agents": agents, "matrix": matrix.tolist(), "nash": symmetric_nash(matrix).tolist()}

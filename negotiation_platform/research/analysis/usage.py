@@ -8,35 +8,35 @@ seats carry; rows without them (scripted matches) count for nothing here.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
 
-from negotiation_platform.agents.llm_usage import add_usage
+from negotiation_platform.agents.llm_usage import Usage, add_usage
+from negotiation_platform.research.rows import FailureGroup, FailureRow, MatchRow
 
 
-def usage_by_agent(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def usage_by_agent(rows: Sequence[MatchRow]) -> dict[str, Usage]:
     """Per agent spec that used a model: seats played, forfeited moves, and its usage summed over them;
     `cost_usd` is None when some seat had no price. Under "total", all of them together."""
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[str, Usage] = {}
     for row in rows:
         seats = row.get("usage") or []
         for seat, usage in enumerate(seats):
             if usage is None:
                 continue
             spec = row["agents"][seat]
-            entry = table.get(spec, {"seats": 0, "forfeits": 0})
-            entry = add_usage(entry, usage)
-            entry["seats"] += 1
-            entry["forfeits"] += (row.get("forfeits") or [0] * len(seats))[seat]
+            entry = add_usage(table.get(spec, {"seats": 0, "forfeits": 0}), usage)
+            entry["seats"] = (entry.get("seats") or 0) + 1
+            entry["forfeits"] = (entry.get("forfeits") or 0) + (row.get("forfeits") or [0] * len(seats))[seat]
             table[spec] = entry
     if table:
-        total: dict[str, Any] = {}
+        total: Usage = {}
         for entry in table.values():
             total = add_usage(total, entry)
         table["total"] = total
     return table
 
 
-def failure_summary(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def failure_summary(failures: Sequence[FailureRow]) -> list[FailureGroup]:
     """failures.jsonl's rows grouped by reason, most frequent first: [{error, count, keys}]."""
     keys: dict[str, list[str]] = {}
     for failure in failures:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -175,7 +175,7 @@ async def _body(request: Request, required: set[str], optional: set[str]) -> dic
     return body
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 

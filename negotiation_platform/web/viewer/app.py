@@ -19,7 +19,7 @@ import json
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -54,6 +54,16 @@ SECURITY_HEADERS = {
 }
 
 
+class Panels(TypedDict):
+    """What `/api/matches/{id}/panels` answers: the board and charts (SVG) once event `at` was logged."""
+
+    at: int
+    finished: bool
+    board: str | None
+    offers: str | None
+    outcome: str | None
+
+
 class Viewer:
     """The viewer's request handlers over one source."""
 
@@ -62,7 +72,7 @@ class Viewer:
         self.max_streams = max_streams_per_client
         self._streams: Counter[str] = Counter()
         self._replays = CallerSlots(MAX_REPLAYS_PER_CLIENT, MAX_QUEUED_REPLAYS_PER_CLIENT, MAX_REPLAYS, "replays")
-        self._panels: OrderedDict[tuple[str, int], dict[str, Any]] = OrderedDict()
+        self._panels: OrderedDict[tuple[str, int], Panels] = OrderedDict()
 
     # --- pages ----------------------------------------------------------------------------
 
@@ -112,7 +122,7 @@ class Viewer:
                 self._panels.popitem(last=False)
         return _json(panels)
 
-    async def _draw(self, match_id: str, at: int | None) -> dict[str, Any]:
+    async def _draw(self, match_id: str, at: int | None) -> Panels:
         seen = await self.source.spectate(match_id, at)
         view, result, registry = seen["view"], seen.get("result"), self.source.registry
         board = None if view is None else registry.render_board(seen["game_id"], view, seen["events"])

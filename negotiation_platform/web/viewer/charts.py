@@ -5,29 +5,32 @@ space). Both read only what a spectator may see: the events shown and the publis
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from negotiation_platform.agents.turns import SeenEvent
 from negotiation_platform.games.board_svg import circle, colour, line, polyline, rect, svg, text
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis.metrics import role_point
 from negotiation_platform.research.analysis.outcomes import outcome_space
+from negotiation_platform.research.rows import Seating
 
 WIDTH, HEIGHT, MARGIN = 460, 260, 40
 MAX_OUTCOME_DOTS = 1500
 """Outcome spaces can hold many thousand agreements; a thinned sample is drawn behind the frontier."""
 
 
-def offer_series(events: list[dict[str, Any]], players: list[str]) -> dict[str, list[tuple[int, float]]]:
+def offer_series(events: Sequence[SeenEvent], players: list[str]) -> dict[str, list[tuple[int, float]]]:
     """Every number in the payload of every action shown, as series `player: action.field` of
     (event sequence number, value): a player's proposals over time are its concession curve."""
     series: dict[str, list[tuple[int, float]]] = {}
     for event in events:
         if event["kind"] != "action" or event["actor"] not in players:
             continue
-        for field, value in _numbers(event["data"].get("payload") or {}):
+        payload = event["data"].get("payload")
+        for field, value in _numbers(payload if isinstance(payload, dict) else {}):
             key = f"{event['actor']}: {event['data']['action_type']}.{field}"
             series.setdefault(key, []).append((event["seq"], value))
     return series
@@ -44,7 +47,7 @@ def _numbers(payload: Mapping[str, object], prefix: str = "") -> list[tuple[str,
     return found
 
 
-def offers_chart(events: list[dict[str, Any]], players: list[str], last_seq: int) -> str | None:
+def offers_chart(events: Sequence[SeenEvent], players: list[str], last_seq: int) -> str | None:
     """Offers over time (x: event number up to `last_seq`), one line per player and payload field."""
     series = offer_series(events, players)
     if not series:
@@ -68,7 +71,11 @@ def offers_chart(events: list[dict[str, Any]], players: list[str], last_seq: int
 
 
 def outcome_chart(
-    game_id: str, config: dict[str, Any], result: dict[str, Any], role_order: list[int] | None, registry: Registry
+    game_id: str,
+    config: Mapping[str, object] | None,
+    result: dict[str, Any],
+    role_order: list[int] | None,
+    registry: Registry,
 ) -> str | None:
     """The outcome (and the BATNAs) of a finished two-player match over the game's outcome space, its
     Pareto frontier and Nash point; None where the game has no exact outcome space."""
@@ -76,7 +83,7 @@ def outcome_chart(
     space = outcome_space(game_id, config, registry) if len(players) == 2 else None
     if space is None:
         return None
-    row = {"roles": role_order}
+    row: Seating = {"roles": role_order}
     point = role_point(row, [float(result["final_scores"][p]) for p in players])
     batnas = role_point(row, [float(result["game_data"]["batnas"].get(p, 0.0)) for p in players])
     everything = np.vstack([space.utilities, point[None, :], batnas[None, :]])
