@@ -14,7 +14,7 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -187,14 +187,22 @@ def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
     return cast(dict[str, Any], turn)
 
 
-async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
-    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous answer
-    may read the turn state after the match moved on: it is made whole first."""
+def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision | Awaitable[Decision]:
+    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile: as the agent answered
+    it, or for an asynchronous answer, what awaits it (see `_awaited`)."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
         decided = agent.decide(_handed(agent, turn))
-        if isinstance(decided, Decision):
-            return decided
+    finally:
+        _SEAT_IN_PLAY.reset(seated)
+    return decided if isinstance(decided, Decision) else _awaited(decided, in_play, turn)
+
+
+async def _awaited(decided: Awaitable[Decision], in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
+    """An asynchronous decision, awaited with `in_play` as the seat in play. It may read the turn state
+    after the match moved on: the state is made whole first."""
+    seated = _SEAT_IN_PLAY.set(in_play)
+    try:
         if isinstance(turn, TurnState):
             turn.freeze()
         return await decided
@@ -221,7 +229,8 @@ async def _take_turn(reached: SeatLink, in_play: SeatInPlay, agent: Agent, turn:
     """`take_turn` with the seat already reached (`play_match` reaches each of its seats once)."""
     refusal: NegotiationError | None = None
     for _ in range(MAX_ATTEMPTS):
-        decision = await _decide(agent, in_play, turn)
+        decided = _decide(agent, in_play, turn)  # most agents answer at once: no coroutine to await then
+        decision = decided if isinstance(decided, Decision) else await decided
         if decision.forfeit is not None:
             await _forfeit(reached, decision.forfeit)
             return True
