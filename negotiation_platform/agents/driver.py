@@ -22,6 +22,7 @@ from typing import Any, Protocol, cast
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.seating import kept_name
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
+from negotiation_platform.arena.requests import MatchRequest
 from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry.registry import installed_registry
@@ -295,8 +296,9 @@ async def play_match(
             if on_turn is not None:
                 on_turn(turn)
             if turn["status"] == "finished":
-                if host is not None:
-                    return {**await host.get_result(match_id), "events": _shown_to(host, match_id, seats)}
+                if host is not None:  # the arena's own match id: a request built unchecked (`model_construct`)
+                    result = await host.get_result_request(MatchRequest.model_construct(match_id=match_id))
+                    return {**result, "events": _shown_to(host, match_id, seats)}
                 for other, its in zip(seats, links, strict=True):  # what the end showed every seat, page by page
                     more = other is not seat or turn["more"]
                     while more:

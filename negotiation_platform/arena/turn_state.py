@@ -247,7 +247,7 @@ class Acted:
         match = live.match
         assert match is not None
         self._match, self._agent_id, self._before, self._until = match, seat.agent_id, before, len(match.events)
-        self.status = live.status
+        self.status = "running" if match.result is None else "finished"  # `live.status` of a match that started
         self.acting = match.acting()
         self.your_turn = seat.agent_id in self.acting
 
