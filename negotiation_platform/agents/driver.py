@@ -190,22 +190,24 @@ def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
 
 def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision | Awaitable[Decision]:
     """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile: as the agent answered
-    it, or for an asynchronous answer, what awaits it (see `_awaited`)."""
+    it, or for an asynchronous answer, what awaits it (see `_awaited`). An asynchronous answer may read
+    the turn state after the match moved on: the state is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
         decided = agent.decide(_handed(agent, turn))
-    finally:
-        _SEAT_IN_PLAY.reset(seated)
-    return decided if isinstance(decided, Decision) else _awaited(decided, in_play, turn)
-
-
-async def _awaited(decided: Awaitable[Decision], in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
-    """An asynchronous decision, awaited with `in_play` as the seat in play. It may read the turn state
-    after the match moved on: the state is made whole first."""
-    seated = _SEAT_IN_PLAY.set(in_play)
-    try:
+        if isinstance(decided, Decision):
+            return decided
         if isinstance(turn, TurnState):
             turn.freeze()
+    finally:
+        _SEAT_IN_PLAY.reset(seated)
+    return _awaited(decided, in_play)
+
+
+async def _awaited(decided: Awaitable[Decision], in_play: SeatInPlay) -> Decision:
+    """An asynchronous decision, awaited with `in_play` as the seat in play (its body runs only now)."""
+    seated = _SEAT_IN_PLAY.set(in_play)
+    try:
         return await decided
     finally:
         _SEAT_IN_PLAY.reset(seated)
