@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,15 @@ import pytest
 
 from negotiation_platform.agents import RandomAgent, play_match
 from negotiation_platform.agents.base import Decision
-from negotiation_platform.agents.driver import ApiSeat, SeatHandle, link, open_seats, take_turn
+from negotiation_platform.agents.driver import (
+    ApiSeat,
+    SeatHandle,
+    SeatInPlay,
+    link,
+    open_seats,
+    seat_in_play,
+    take_turn,
+)
 from negotiation_platform.arena import Arena
 from negotiation_platform.arena.persistence import Persistence
 from negotiation_platform.arena.policy import ArenaPolicy
@@ -227,3 +236,39 @@ def test_a_clients_seat_names_load_the_installed_plugins_once(monkeypatch: pytes
         registry_module.installed_registry.cache_clear()  # later tests get a registry of the real class
     assert names == ["concession-client", "concession-client", "mine"]
     assert len(built) <= 1
+
+
+class Seated:
+    """Notes the seat in play while it decides, before and after giving way to the event loop when it answers
+    asynchronously: proposes, or accepts what it is offered."""
+
+    reads_prompt = False
+
+    def __init__(self, name: str, *, answers_async: bool) -> None:
+        self.name, self.answers_async = name, answers_async
+        self.seen: list[SeatInPlay | None] = []
+
+    def decide(self, turn: dict[str, Any]) -> Decision | Awaitable[Decision]:
+        offered = any(a["name"] == "accept" for a in turn["allowed_actions"])
+        decision = Decision(action="accept") if offered else Decision(action="propose", payload={"mine": 60})
+        self.seen.append(seat_in_play())
+        if not self.answers_async:
+            return decision
+
+        async def later() -> Decision:
+            self.seen.append(seat_in_play())
+            await asyncio.sleep(0)
+            self.seen.append(seat_in_play())
+            return decision
+
+        return later()
+
+
+async def test_the_seat_in_play_is_set_while_an_agent_decides_at_once_or_asynchronously() -> None:
+    arena = Arena()
+    agents = [Seated("alice", answers_async=True), Seated("bob", answers_async=False)]
+    result = await play_match(arena, "split_100", list(agents), seed=1)
+    assert result["agreement"] and seat_in_play() is None
+    alice, bob = ([(s.agent_id, s.match_id) for s in agent.seen if s is not None] for agent in agents)
+    assert alice == [("alice", result["match_id"])] * 3 and len(agents[0].seen) == 3
+    assert bob == [("bob", result["match_id"])] and len(agents[1].seen) == 1

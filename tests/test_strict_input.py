@@ -186,3 +186,16 @@ async def test_a_plain_payload_beyond_the_limit_is_still_refused() -> None:
     arena, match_id, token = await split_match()
     error = await refused_payload(arena, match_id, token, "propose", {"mine": 50, "note": "x" * MAX_ARGUMENT_CHARS})
     assert "larger than" in error.message
+
+
+async def test_an_in_process_seats_payload_beyond_the_limit_is_refused_measured_or_serialised() -> None:
+    arena, match_id, token = await split_match()
+    seat = await arena.seat_for(match_id, token)
+    before = arena.events(match_id)
+    for payload in ({"mine": 50, "note": "x" * MAX_ARGUMENT_CHARS}, {"mine": 50, "note": ["x" * MAX_ARGUMENT_CHARS]}):
+        with pytest.raises(NegotiationError) as info:
+            await seat.act("propose", payload)
+        assert info.value.code is ErrorCode.INVALID_PAYLOAD and "larger than" in info.value.message
+    assert arena.events(match_id) == before
+    assert plain_json_chars({1: "a"}) is None and plain_json_chars(["a"]) is None  # not flat plain data: measured
+    assert (await seat.act("propose", {"mine": 50})).status == "running"

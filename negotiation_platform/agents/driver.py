@@ -14,7 +14,7 @@ for seats played concurrently by independent clients or server-side.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -24,6 +24,7 @@ from pydantic import JsonValue
 from negotiation_platform.agents.base import Agent, Decision, reads_prompt, reads_turn_in_place
 from negotiation_platform.agents.seating import kept_name
 from negotiation_platform.arena import MAX_WAIT_SECONDS, Arena, ArenaApi
+from negotiation_platform.arena.requests import MatchRequest
 from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry.registry import installed_registry
@@ -194,9 +195,10 @@ def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
     return cast(dict[str, Any], turn)
 
 
-async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision:
-    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile. An asynchronous answer
-    may read the turn state after the match moved on: it is made whole first."""
+def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision | Awaitable[Decision]:
+    """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile: as the agent answered
+    it, or for an asynchronous answer, what awaits it (see `_awaited`). An asynchronous answer may read
+    the turn state after the match moved on: the state is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
         decided = agent.decide(_handed(agent, turn))
@@ -204,6 +206,15 @@ async def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) ->
             return decided
         if isinstance(turn, TurnState):
             turn.freeze()
+    finally:
+        _SEAT_IN_PLAY.reset(seated)
+    return _awaited(decided, in_play)
+
+
+async def _awaited(decided: Awaitable[Decision], in_play: SeatInPlay) -> Decision:
+    """An asynchronous decision, awaited with `in_play` as the seat in play (its body runs only now)."""
+    seated = _SEAT_IN_PLAY.set(in_play)
+    try:
         return await decided
     finally:
         _SEAT_IN_PLAY.reset(seated)
@@ -228,7 +239,8 @@ async def _take_turn(reached: SeatLink, in_play: SeatInPlay, agent: Agent, turn:
     """`take_turn` with the seat already reached (`play_match` reaches each of its seats once)."""
     refusal: NegotiationError | None = None
     for _ in range(MAX_ATTEMPTS):
-        decision = await _decide(agent, in_play, turn)
+        decided = _decide(agent, in_play, turn)  # most agents answer at once: no coroutine to await then
+        decision = decided if isinstance(decided, Decision) else await decided
         if decision.forfeit is not None:
             await _forfeit(reached, decision.forfeit)
             return True
@@ -293,8 +305,9 @@ async def play_match(
             if on_turn is not None:
                 on_turn(turn)
             if turn["status"] == "finished":
-                if host is not None:
-                    return {**await host.get_result(match_id), "events": _shown_to(host, match_id, seats)}
+                if host is not None:  # the arena's own match id: a request built unchecked (`model_construct`)
+                    result = await host.get_result_request(MatchRequest.model_construct(match_id=match_id))
+                    return {**result, "events": _shown_to(host, match_id, seats)}
                 for other, its in zip(seats, links, strict=True):  # what the end showed every seat, page by page
                     more = other is not seat or turn["more"]
                     while more:

@@ -38,11 +38,12 @@ def action_arguments(action_type: object, payload: object) -> tuple[str, dict[st
     """An action's type and payload, checked: a JSON object of plain data within `MAX_ARGUMENT_CHARS`."""
     if payload is not None and not isinstance(payload, dict):
         raise NegotiationError(ErrorCode.INVALID_PAYLOAD, "payload must be a JSON object.")
-    if plain_json_chars(payload) is None and (problem := json_problem(payload)) is not None:
+    chars = plain_json_chars(payload)
+    if chars is None and (problem := json_problem(payload)) is not None:
         where, why = problem  # before measuring it: serialising data nested thousands deep would recurse
         field = ".".join(str(p) for p in where) or "(payload)"
         raise NegotiationError(ErrorCode.INVALID_PAYLOAD, f"Invalid payload: {field}: {why}.")
-    if payload is not None:
+    if payload is not None and (chars is None or chars > MAX_TEXT_CHARS):  # else within bounds as measured
         payload_size(payload)
     return text_argument("action_type", action_type), payload
 

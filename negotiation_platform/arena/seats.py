@@ -53,10 +53,8 @@ class SeatMoves:
         self._table, self._committer, self._clocks = table, committer, clocks
         self.access, self.waiters = access, waiters
         self.policy, self.clock = policy, clock
-
-    def owns(self, live: LiveMatch) -> bool:
-        """Whether `live` is this process's own copy of its match (see `MatchTable.owns`)."""
-        return self._table.owns(live)
+        self.owns: Callable[[LiveMatch], bool] = table.owns
+        """Whether a match is this process's own copy of it (see `MatchTable.owns`)."""
 
     def turn_state(self, live: LiveMatch, seat: Seat, cursor: int, include_prompt: bool) -> TurnState:
         """The seat's turn state now (the caller makes sure nothing changes the match meanwhile)."""
@@ -71,17 +69,17 @@ class SeatMoves:
         async with self._table.committed(find) as (live, seat):
             return TurnState(live, seat, cursor, include_prompt, self.policy, self.clock)
 
-    async def act(self, live: LiveMatch, seat: Seat, action: str, payload: dict[str, JsonValue] | None) -> Acted:
+    def act(self, live: LiveMatch, seat: Seat, action: str, payload: dict[str, JsonValue] | None) -> Awaitable[Acted]:
         """Take an action (checked arguments; the game validates the payload against its model)."""
-        return await self._after(live, seat, lambda m: m.submit(seat.agent_id, action, payload))
+        return self._after(live, seat, lambda m: m.submit(seat.agent_id, action, payload))
 
-    async def say(self, live: LiveMatch, seat: Seat, content: str, to: list[str] | None) -> Acted:
+    def say(self, live: LiveMatch, seat: Seat, content: str, to: list[str] | None) -> Awaitable[Acted]:
         """Send a message (checked arguments), public or (`to`) private."""
-        return await self._after(live, seat, lambda m: m.send_message(seat.agent_id, content, to))
+        return self._after(live, seat, lambda m: m.send_message(seat.agent_id, content, to))
 
-    async def forfeit(self, live: LiveMatch, seat: Seat, reason: str) -> Acted:
+    def forfeit(self, live: LiveMatch, seat: Seat, reason: str) -> Awaitable[Acted]:
         """Play the seat's default move, logging `reason` (checked)."""
-        return await self._after(live, seat, lambda m: m.play_default(seat.agent_id, reason, forfeit=True))
+        return self._after(live, seat, lambda m: m.play_default(seat.agent_id, reason, forfeit=True))
 
     async def _after(self, live: LiveMatch, seat: Seat, change: Callable[[Match], Sequence[Event]]) -> Acted:
         """Run a change on the match (off the loop when the policy says so) and write it to the store, then
@@ -138,7 +136,9 @@ class LocalSeat:
         """The seat's turn state, with its events after cursor `since`; waits up to `wait_seconds` for its
         turn or something new (see `Arena.get_turn_state`)."""
         cursor = since if type(since) is int and since >= 0 else cursor_argument(since)
-        moves, wait_seconds = self._moves, wait_argument(wait_seconds)
+        moves = self._moves
+        if not (type(wait_seconds) is int and wait_seconds == 0):  # the default, checked by its type
+            wait_seconds = wait_argument(wait_seconds)
         if not wait_seconds:
             found = self._current()
             if found is not None and not found[0].lock.locked():  # as `read_turn` reads a match nobody changes

@@ -97,10 +97,11 @@ class TurnState(Mapping[str, Any]):
         match = live.match
         self._live, self._match, self._since = live, match, cursor
         self._events: list[Event] | None = None
-        self.match_id, self.game_id, self.agent_id, self.status = live.match_id, live.entry.game_id, me, live.status
+        self.match_id, self.game_id, self.agent_id = live.match_id, live.entry.game_id, me
         self.refusal: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
         if match is None:
+            self.status = live.status
             self._at, self.cursor, self.more = 0, cursor, False
             self.round, self.rounds, self.phase, self.acting, self.your_turn = 0, 0, None, [], False
             self.deadline_seconds = None
@@ -123,6 +124,7 @@ class TurnState(Mapping[str, Any]):
         self._made = {}
         self._plain = _PLAIN_RUNNING
         result = match.result
+        self.status = "running" if result is None else "finished"  # `live.status` of a match that started
         if result is not None:
             self.result = {"payoffs": result.final_scores, "agreement": result.game_data["agreement"]}
         self._keys = _SHAPES[include_prompt, result is not None]
@@ -245,7 +247,7 @@ class Acted:
         match = live.match
         assert match is not None
         self._match, self._agent_id, self._before, self._until = match, seat.agent_id, before, len(match.events)
-        self.status = live.status
+        self.status = "running" if match.result is None else "finished"  # `live.status` of a match that started
         self.acting = match.acting()
         self.your_turn = seat.agent_id in self.acting
 

@@ -70,18 +70,23 @@ def plain_json_chars(data: object) -> int | None:
     A string character takes at most 12 characters (a surrogate pair, both escaped), an integer of
     up to 64 bits at most one digit per 3 bits, a sign and one more, `false` and `null` 5, and each
     entry 6 more (the quotes around its key, ": " and ", ")."""
-    if not _flat_plain(data):
+    if type(data) is not dict:
         return None
     chars = 2
-    for key, value in data.items():
-        if type(value) is str:
+    for key, value in data.items():  # the shape `_flat_plain` checks, checked in the same walk
+        kind = type(value)
+        if type(key) is not str:
+            return None
+        if kind is str:
             chars += 12 * (len(key) + len(value)) + 8
-        elif type(value) is int:
+        elif kind is int:
             if value.bit_length() > 64:
                 return None
             chars += 12 * len(key) + value.bit_length() // 3 + 8
-        else:
+        elif kind is bool or value is None:
             chars += 12 * len(key) + 11
+        else:
+            return None
     return chars
 
 
