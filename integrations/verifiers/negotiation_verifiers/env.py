@@ -59,7 +59,7 @@ class NegotiationTaskset(vf.Taskset[NegotiationTask, NegotiationTasksetConfig]):
     def load(self) -> Iterator[NegotiationTask]:
         seeds = itertools.count() if self.config.seeds is None else range(self.config.seeds)
         for seed in seeds:
-            data = NegotiationData(name=f"{self.config.game}#{seed}", seed=seed)
+            data = NegotiationData.model_validate({"name": f"{self.config.game}#{seed}", "seed": seed})
             yield NegotiationTask(data, self.config.task)
 
 
@@ -73,7 +73,7 @@ class NegotiationEnvConfig(vf.EnvConfig):
 
 
 class NegotiationEnv(vf.Env[NegotiationEnvConfig]):
-    async def run(self, task: vf.Task, agents: vf.Agents) -> None:
+    async def run(self, task: vf.Task[vf.TaskData, vf.State, vf.TaskConfig], agents: vf.Agents) -> None:
         options = self.config.taskset
         game = TextEnv(options.game, options.config, grammar=options.grammar, max_retries=options.max_retries)
         assert isinstance(task.data, NegotiationData)
@@ -89,7 +89,7 @@ class NegotiationEnv(vf.Env[NegotiationEnvConfig]):
                     if seat not in game.to_move():  # a simultaneous phase settled by another seat's move
                         continue
                     segment = await seats[seat].turn(game.prompt(seat).user)
-                    # A seat whose run has ended (a limit, a failed model call) answers nothing: refused, then defaulted.
+                    # A seat whose run has ended (a limit, a failed call) answers nothing: refused, then defaulted.
                     step = game.step(seat, "" if segment.terminated else segment.last_reply)
                     for rewarded, reward in step.rewards.items():
                         payoffs[rewarded] += reward
@@ -107,7 +107,9 @@ def load_environment(
 ) -> NegotiationEnv:
     """The environment for `game` (verifiers' `load_environment` over a `NegotiationEnvConfig`); `seats` are
     merged onto a seat's default agent, e.g. `player_2={"model": "other"}`."""
-    taskset = NegotiationTasksetConfig(id="negotiation_verifiers", game=game, config=config, grammar=grammar, seeds=seeds)
+    taskset = NegotiationTasksetConfig(
+        id="negotiation_verifiers", game=game, config=config, grammar=grammar, seeds=seeds
+    )
     env = vf.load_environment(NegotiationEnvConfig(taskset=taskset, **seats))
     assert isinstance(env, NegotiationEnv)
     return env

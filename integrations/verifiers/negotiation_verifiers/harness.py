@@ -29,7 +29,7 @@ class SeatHarness(vf.Harness[SeatHarnessConfig]):
     async def launch(
         self,
         ctx: vf.ModelContext,
-        trace: vf.Trace,
+        trace: vf.Trace[vf.TaskData, vf.State, vf.AgentConfig],
         runtime: Runtime,
         endpoint: str,
         secret: str,
@@ -49,5 +49,6 @@ class SeatHarness(vf.Harness[SeatHarnessConfig]):
                 headers={"Authorization": f"Bearer {secret}"},
             )
         if answer.is_error:  # the interception has recorded the cause on the trace; the harness exits non-zero
-            return ProgramResult(exit_code=1, stdout="", stderr=f"model call failed ({answer.status_code}): {answer.text}")
+            failure = f"model call failed ({answer.status_code}): {answer.text}"
+            return ProgramResult(exit_code=1, stdout="", stderr=failure)
         return ProgramResult(exit_code=0, stdout="", stderr="")

@@ -13,6 +13,7 @@ import hashlib
 import json
 import random
 import re
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -41,9 +42,7 @@ async def _complete(request: web.Request) -> web.Response:
             "object": "chat.completion",
             "created": 0,
             "model": body.get("model") or "scripted",
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
-            ],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
     )
@@ -57,9 +56,10 @@ async def scripted_endpoint(seed: int = 0, host: str = "127.0.0.1") -> AsyncIter
     app.router.add_post("/v1/chat/completions", _complete)
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, host, 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    listener = socket.socket()
+    listener.bind((host, 0))
+    port = listener.getsockname()[1]
+    await web.SockSite(runner, listener).start()
     try:
         yield f"http://{host}:{port}/v1"
     finally:

@@ -10,9 +10,10 @@ import pytest
 
 vf = pytest.importorskip("verifiers.v1", reason="verifiers is installed only in its own environment (tox -e verifiers)")
 
-from negotiation_platform.llm_rl.text_env import TextEnv  # noqa: E402
 from negotiation_verifiers import PAYOFF, NegotiationEnv, load_environment  # noqa: E402
 from negotiation_verifiers.scripted import scripted_endpoint  # noqa: E402
+
+from negotiation_platform.llm_rl.text_env import TextEnv  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
