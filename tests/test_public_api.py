@@ -24,6 +24,7 @@ DISTRIBUTIONS = {
     "plugins/adasociety": "negotiation_adasociety",
     "transports/mcp": "negotiation_mcp",
     "transports/a2a": "negotiation_a2a",
+    "integrations/verifiers": "negotiation_verifiers",
 }
 SHARED_CACHE = ("--cache-dir", str(ROOT / ".mypy_cache" / "outside-the-checkout"))
 """One cache for the mypy runs outside the checkout (a fresh cache re-checks every module they import), apart
