@@ -81,6 +81,7 @@ class NegotiationEnv(vf.Env[NegotiationEnvConfig]):
         payoffs = dict.fromkeys(game.seats, 0.0)
         async with AsyncExitStack() as stack:
             seats = {}
+            ended: set[str] = set()
             for seat in game.seats:
                 data = task.data.model_copy(update={"system_prompt": game.prompt(seat).system})
                 seats[seat] = await stack.enter_async_context(getattr(agents, seat).interaction(type(task)(data)))
@@ -88,9 +89,14 @@ class NegotiationEnv(vf.Env[NegotiationEnvConfig]):
                 for seat in game.to_move():
                     if seat not in game.to_move():  # a simultaneous phase settled by another seat's move
                         continue
-                    segment = await seats[seat].turn(game.prompt(seat).user)
-                    # A seat whose run has ended (a limit, a failed call) answers nothing: refused, then defaulted.
-                    step = game.step(seat, "" if segment.terminated else segment.last_reply)
+                    reply = ""  # a seat whose run has ended (a limit, a failed call): refused, then defaulted
+                    if seat not in ended:
+                        segment = await seats[seat].turn(game.prompt(seat).user)
+                        if segment.terminated:
+                            ended.add(seat)
+                        else:
+                            reply = segment.last_reply
+                    step = game.step(seat, reply)
                     for rewarded, reward in step.rewards.items():
                         payoffs[rewarded] += reward
         for seat, interaction in seats.items():

@@ -72,3 +72,12 @@ async def test_the_same_seeds_give_the_same_episode() -> None:
     first, second = [await _episode(env, 2, 0) for _ in range(2)]
     assert _replies(first) == _replies(second)
     assert [t.rewards for t in first.traces] == [t.rewards for t in second.traces]
+
+
+async def test_a_seat_whose_run_ends_early_is_defaulted_and_the_match_still_ends() -> None:
+    env = load_environment("split_100", grammar="compact", player_2={"max_turns": 1})
+    episode = await _episode(env, 0, 0)
+    traces = {trace.agent.name: trace for trace in episode.traces if trace.agent is not None}
+    assert traces["player_2"].num_turns == 1  # verifiers' own turn limit ended its run
+    rewards = {seat: trace.rewards[PAYOFF].score for seat, trace in traces.items()}
+    assert {seat: sum(trace.info["round_rewards"]) for seat, trace in traces.items()} == rewards
