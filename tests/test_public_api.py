@@ -24,6 +24,7 @@ DISTRIBUTIONS = {
     "plugins/adasociety": "negotiation_adasociety",
     "transports/mcp": "negotiation_mcp",
     "transports/a2a": "negotiation_a2a",
+    "transports/openenv": "negotiation_openenv",
     "integrations/verifiers": "negotiation_verifiers",
 }
 SHARED_CACHE = ("--cache-dir", str(ROOT / ".mypy_cache" / "outside-the-checkout"))
