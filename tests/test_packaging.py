@@ -25,6 +25,7 @@ DISTRIBUTIONS = {
     "negotiation-platform-adasociety": "plugins/adasociety",
     "negotiation-platform-mcp": "transports/mcp",
     "negotiation-platform-a2a": "transports/a2a",
+    "negotiation-platform-openenv": "transports/openenv",
 }
 NOT_SOURCES = shutil.ignore_patterns(".*", "__pycache__", "*.egg-info", "build", "dist")
 BUILD_SECONDS = 300
@@ -35,7 +36,7 @@ def build_wheels(out: Path, scratch: Path) -> dict[str, Path]:
     """Each distribution's wheel, built by `python -m build` from a copy of the sources.
 
     A copy, because setuptools writes build/ and *.egg-info next to the sources, and a stale build/ would
-    slip files that no longer exist into the wheel. The five builds run at once.
+    slip files that no longer exist into the wheel. The six builds run at once.
     """
     sources = scratch / "sources"
     shutil.copytree(ROOT, sources, ignore=NOT_SOURCES)
@@ -129,4 +130,5 @@ def test_the_extras_name_the_transport_distributions(installed: Path) -> None:
     requires = run_in(installed, "python", "-c", code).stdout.splitlines()
     assert 'negotiation-platform-mcp>=0.1; extra == "mcp"' in requires
     assert 'negotiation-platform-a2a>=0.1; extra == "a2a"' in requires
+    assert 'negotiation-platform-openenv[openenv]>=0.1; extra == "openenv"' in requires
     assert any(line.startswith("negotiation-platform[") and 'extra == "all"' in line for line in requires)
