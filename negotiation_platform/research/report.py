@@ -120,7 +120,7 @@ INTERVALS = "Each mean comes with its 95% bootstrap interval [low, high] (percen
 
 
 def _summary(analysis: Analysis) -> Section:
-    columns = [Column("game", Unit.TEXT), Column("agent", Unit.TEXT), Column("matches", Unit.COUNT)]
+    columns = [Column("game", Unit.TEXT), Column("agent", Unit.TEXT), Column("seats", Unit.COUNT)]
     columns += [Column(title, unit) for title, _, unit in SUMMARY]
     rows: list[list[Cell]] = []
     for means in analysis["aggregate"]:
@@ -128,8 +128,8 @@ def _summary(analysis: Analysis) -> Section:
         known = analysis["intervals"].get(game, {}).get(agent, {})
         rows.append([game, agent, means["matches"], *(_estimate(known.get(metric)) for _, metric, _ in SUMMARY)])
     note = (
-        "Means over each agent's matches (one value per seat it held); utilities and surplus (payoff minus "
-        f"BATNA) in the game's own units. {INTERVALS}"
+        "Means over the seats each agent held (a match against itself counts both seats); utilities and "
+        f"surplus (payoff minus BATNA) in the game's own units. {INTERVALS}"
     )
     return Section("Outcomes per game and agent", columns, rows, note=note)
 

@@ -115,6 +115,8 @@ def ratings_with_intervals(
     """{agent: {rating, low, high}}: Bradley–Terry (prior `PRIOR`) and its percentile bootstrap interval
     over resampled comparisons (`scipy.stats.bootstrap`, seeded). `method="elo"` is deprecated."""
     agents = sorted({a for a, _, _ in comparisons} | {b for _, b, _ in comparisons})
+    if not agents:  # no two agents played the same position: nobody to rate
+        return {}
     if method == "elo":
         warnings.warn("ratings by sequential Elo are deprecated: use bradley_terry", DeprecationWarning, stacklevel=2)
 
