@@ -20,14 +20,9 @@ from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis import analyze, failure_summary
 from negotiation_platform.research.analysis.pairwise import ALPHA
-from negotiation_platform.research.report_figures import (
-    concession_figure,
-    means_figure,
-    outcome_figure,
-    payoff_heatmap,
-    ratings_figure,
-    save,
-)
+from negotiation_platform.research.report_figures import concession_figure as concession_figure
+from negotiation_platform.research.report_figures import means_figure, payoff_heatmap, ratings_figure, save
+from negotiation_platform.research.report_figures import outcome_figure as outcome_figure
 from negotiation_platform.research.report_figures import role_names as role_names
 from negotiation_platform.research.report_format import Cell, Column, Estimate, Section, Unit, html_page, markdown_page
 from negotiation_platform.research.rows import Analysis, FailureGroup, Interval
@@ -231,7 +226,7 @@ def _usage_section(usage: dict[str, Usage]) -> Section:
     """What the LLM seats used: calls, tokens and time per agent, and their cost where prices were given."""
     priced = any(entry.get("cost_usd") is not None for entry in usage.values())
     columns = [Column("agent", Unit.TEXT), *(Column(key.replace("_", " "), unit) for key, unit in USAGE_COLUMNS)]
-    rows = [[agent, *(entry.get(key) for key, _ in USAGE_COLUMNS)] for agent, entry in usage.items()]
+    rows: list[list[Cell]] = [[agent, *(entry.get(key) for key, _ in USAGE_COLUMNS)] for agent, entry in usage.items()]
     if priced:
         columns.append(Column("cost", Unit.USD))
         for row, entry in zip(rows, usage.values(), strict=True):

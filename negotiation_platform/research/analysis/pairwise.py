@@ -112,4 +112,4 @@ def holm(p_values: Sequence[float]) -> list[float]:
     scaled = np.minimum(1.0, np.maximum.accumulate((len(p) - np.arange(len(p))) * p[order]))
     adjusted = np.empty_like(p)
     adjusted[order] = scaled
-    return adjusted.tolist()
+    return [float(value) for value in adjusted]
