@@ -100,8 +100,10 @@ def test_aggregate_per_agent_and_game() -> None:
 
 
 def test_elo_by_hand() -> None:
-    assert elo([("a", "b", 1.0)]) == {"a": 1508.0, "b": 1492.0}
-    second = elo([("a", "b", 1.0), ("a", "b", 1.0)])
+    with pytest.warns(DeprecationWarning, match="use bradley_terry"):
+        assert elo([("a", "b", 1.0)]) == {"a": 1508.0, "b": 1492.0}
+    with pytest.warns(DeprecationWarning):
+        second = elo([("a", "b", 1.0), ("a", "b", 1.0)])
     expected = 1 / (1 + 10 ** (-16 / 400))
     assert second["a"] == pytest.approx(1508 + 16 * (1 - expected))
 
@@ -124,8 +126,9 @@ def test_bradley_terry_transitive_order_and_intervals() -> None:
 
 def test_pairwise_outcomes_by_surplus_and_skip_self_play() -> None:
     rows = [row("x", ["a", "b"], [2.0, 1.0], [0.0, 0.0]), row("x", ["a", "a"], [1.0, 2.0], [0.0, 0.0])]
-    assert pairwise_outcomes(rows) == [("a", "b", 1.0)]
-    assert pairwise_outcomes([row("x", ["a", "b"], [1.0, 1.0], [0.0, 0.0])]) == [("a", "b", 0.5)]
+    with pytest.warns(DeprecationWarning, match="use paired_comparisons"):
+        assert pairwise_outcomes(rows) == [("a", "b", 1.0)]
+        assert pairwise_outcomes([row("x", ["a", "b"], [1.0, 1.0], [0.0, 0.0])]) == [("a", "b", 0.5)]
 
 
 def test_matching_pennies() -> None:

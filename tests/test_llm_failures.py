@@ -82,8 +82,8 @@ def test_a_tournament_whose_llm_never_answers_names_its_matches_leaves_them_out_
     assert {a["agent"] for a in left_out["aggregate"]} == {"concession"}
     assert {a["agent"] for a in counted["aggregate"]} == {"concession", "llm:silent"}
     assert (
-        "llm:silent" not in left_out["ratings"]["overall"]["elo"]
-        and "llm:silent" in counted["ratings"]["overall"]["elo"]
+        "llm:silent" not in left_out["ratings"]["overall"]["bradley_terry"]
+        and "llm:silent" in counted["ratings"]["overall"]["bradley_terry"]
     )
     assert [m["key"] for m in left_out["endpoint_failures"]] == [m["key"] for m in counted["endpoint_failures"]]
     assert left_out["usage"]["llm:silent"]["moves_lost"] == 2  # what was spent is reported either way

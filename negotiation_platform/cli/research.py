@@ -79,7 +79,12 @@ def add_research_commands(sub: Subcommands) -> None:
     add_train_llm(sub)
     report = sub.add_parser("report", help="write report.md, report.html and figures for a tournament folder")
     report.add_argument("dir", help="a folder written by `tournament`")
-    report.add_argument("--samples", type=int, default=200, help="bootstrap resamples for rating intervals")
+    report.add_argument(
+        "--samples",
+        type=int,
+        default=200,
+        help="bootstrap resamples for the rating intervals (each refits the ratings; means and tests use 2,000)",
+    )
     add_keep_failed_llm(report, "put them in the outcome tables, figures and ratings (they are listed either way)")
 
 

@@ -1,43 +1,33 @@
 """`write_report(dir)`: report.md, report.html and PNG figures for a tournament folder (needs the `report` extra).
 
-Figures: per two-seat game the outcome scatter (role-ordered utilities) with the exact Pareto
-frontier and Nash point where the game's outcome space is enumerable, concession curves (median
-offer position per round per agent: robust to random agents' wild offers), the agent × agent
-payoff heatmap, and rating bars with bootstrap intervals. Matplotlib runs on the Agg backend: no display needed.
+Tables: each agent's means per game with 95% bootstrap intervals, each game's meta-game, paired
+tests between agents (same seed, seat and opponents; Holm-corrected p-values), Bradley–Terry
+ratings with intervals. Figures (`report_figures`): per two-seat game the outcome scatter with the
+exact Pareto frontier and Nash point where the outcome space is enumerable, concession curves, mean
+utilities with error bars, the agent × agent payoff heatmap, and the ratings. Matplotlib runs on the
+Agg backend: no display needed. What each number means: docs/reports.md.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
 
 from negotiation_platform.agents.llm_failures import MarkedMatch, counted, marked_matches
 from negotiation_platform.agents.llm_usage import Usage
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.registry import Registry
 from negotiation_platform.research.analysis import analyze, failure_summary
-from negotiation_platform.research.analysis.metrics import role_point
-from negotiation_platform.research.analysis.outcomes import outcome_space
-from negotiation_platform.research.report_format import (
-    Cell,
-    Column,
-    Section,
-    Unit,
-    axis_amount,
-    html_page,
-    markdown_page,
-)
-from negotiation_platform.research.rows import Analysis, FailureGroup, MatchRow
+from negotiation_platform.research.analysis.pairwise import ALPHA
+from negotiation_platform.research.report_figures import concession_figure as concession_figure
+from negotiation_platform.research.report_figures import means_figure, payoff_heatmap, ratings_figure, save
+from negotiation_platform.research.report_figures import outcome_figure as outcome_figure
+from negotiation_platform.research.report_figures import role_names as role_names
+from negotiation_platform.research.report_format import Cell, Column, Estimate, Section, Unit, html_page, markdown_page
+from negotiation_platform.research.rows import Analysis, FailureGroup, Interval
 from negotiation_platform.research.social_evaluation import SOCIAL, SocialReport, social_sections
 from negotiation_platform.research.tournament import RESULTS, failure_rows, finished_rows
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 TITLE = "Tournament report"
 
@@ -85,6 +75,7 @@ def write_report(
         tell(done, steps, f"figures of {game}")
         sections.append(_game_section(game, analysis, figures, registry))
     tell(steps - 2, steps, "ratings")
+    sections.append(_pairwise_section(analysis))
     sections.append(_ratings_section(analysis, figures))
     if analysis["usage"]:
         sections.append(_usage_section(analysis["usage"]))
@@ -110,140 +101,110 @@ def _untold(done: int, total: int, what: str) -> None:
     """No one asked to follow the report's progress."""
 
 
+SUMMARY = [
+    ("agreement", "agreement_rate", Unit.SHARE),
+    ("rounds to deal", "rounds_to_agreement", Unit.ROUNDS),
+    ("utility", "utility", Unit.AMOUNT),
+    ("surplus", "surplus", Unit.AMOUNT),
+    ("Nash welfare", "nash_welfare", Unit.AMOUNT),
+    ("Pareto distance", "pareto_distance", Unit.AMOUNT),
+]
+"""The outcome table's columns of means: title, metric, unit."""
+
+INTERVALS = "Each mean comes with its 95% bootstrap interval [low, high] (percentile, 2,000 resamples, seeded)."
+
+
 def _summary(analysis: Analysis) -> Section:
-    columns = [
-        Column("game", Unit.TEXT),
-        Column("agent", Unit.TEXT),
-        Column("matches", Unit.COUNT),
-        Column("agreement", Unit.SHARE),
-        Column("rounds to deal", Unit.ROUNDS),
-        Column("utility"),
-        Column("surplus"),
-        Column("Nash welfare"),
-        Column("Pareto distance"),
-    ]
-    keys = ["game", "agent", "matches", "agreement_rate", "rounds_to_agreement", "utility", "surplus"]
-    rows = [[a[k] for k in [*keys, "nash_welfare", "pareto_distance"]] for a in analysis["aggregate"]]
-    note = "Means over each agent's matches; utilities and surplus (payoff minus BATNA) in the game's own units."
+    columns = [Column("game", Unit.TEXT), Column("agent", Unit.TEXT), Column("seats", Unit.COUNT)]
+    columns += [Column(title, unit) for title, _, unit in SUMMARY]
+    rows: list[list[Cell]] = []
+    for means in analysis["aggregate"]:
+        game, agent = str(means["game"]), str(means["agent"])
+        known = analysis["intervals"].get(game, {}).get(agent, {})
+        rows.append([game, agent, means["matches"], *(_estimate(known.get(metric)) for _, metric, _ in SUMMARY)])
+    note = (
+        "Means over the seats each agent held (a match against itself counts both seats); utilities and "
+        f"surplus (payoff minus BATNA) in the game's own units. {INTERVALS}"
+    )
     return Section("Outcomes per game and agent", columns, rows, note=note)
 
 
-def _game_section(game: str, analysis: Analysis, figures: Path, registry: Registry) -> Section:
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+def _estimate(interval: Interval | None) -> Estimate | None:
+    return None if interval is None else Estimate(interval["mean"], interval["low"], interval["high"])
 
+
+def _game_section(game: str, analysis: Analysis, figures: Path, registry: Registry) -> Section:
     matches = [m for m in analysis["matches"] if m["game"] == game]
     names: list[str] = []
     if all(len(m["payoffs"]) == 2 for m in matches):
-        names.append(_scatter(game, matches, figures, registry))
+        names.append(save(outcome_figure(game, matches, registry), figures / f"{game}_outcomes.png"))
     if any(m["offers"] for m in matches):
-        names.append(_concession(game, matches, figures))
+        names.append(save(concession_figure(game, matches), figures / f"{game}_concession.png"))
+    names.append(save(means_figure(game, analysis["intervals"][game]), figures / f"{game}_means.png"))
     meta = analysis["metagame"][game]
-    agents, matrix = meta["agents"], np.array(meta["matrix"], dtype=float)
-    figure, axes = plt.subplots(figsize=(1.2 * len(agents) + 3, 1.0 * len(agents) + 2))
-    image = axes.imshow(matrix, cmap="viridis")
-    axes.set_xticks(range(len(agents)), agents, rotation=30)
-    axes.set_yticks(range(len(agents)), agents)
-    axes.set_xlabel("opponent")
-    axes.set_ylabel("agent")
-    for (i, j), value in np.ndenumerate(matrix):
-        axes.text(j, i, "–" if np.isnan(value) else axis_amount(value), ha="center", va="center", color="white")
-    figure.colorbar(image, label="mean payoff", format=FuncFormatter(axis_amount))
-    axes.set_title(f"{game}: agent × opponent mean payoff")
-    names.append(_save(figure, figures / f"{game}_payoffs.png"))
-    rows = [[agent, *matrix[i].tolist(), meta["nash"][i]] for i, agent in enumerate(agents)]
+    names.append(save(payoff_heatmap(game, meta), figures / f"{game}_payoffs.png"))
+    agents = meta["agents"]
+    rows: list[list[Cell]] = [
+        [
+            agent,
+            *(
+                Estimate(mean, low, high)
+                for mean, low, high in zip(meta["matrix"][i], meta["low"][i], meta["high"][i], strict=True)
+            ),
+            meta["nash"][i],
+        ]
+        for i, agent in enumerate(agents)
+    ]
     columns = [Column("agent", Unit.TEXT), *(Column(f"vs {a}") for a in agents), Column("Nash mixture", Unit.SHARE)]
     title = f"{game}: meta-game (mean payoff vs opponent) and its Nash mixture"
-    return Section(title, columns, rows, names)
+    return Section(title, columns, rows, names, note=INTERVALS)
 
 
-def role_names(game: str, registry: Registry) -> list[str]:
-    """The party names of a two-seat game's roles, as its spec gives them (seats when it names none)."""
-    names = list(registry.game(game).spec.roles.names)
-    return names if len(names) == 2 else ["player 1", "player 2"]
-
-
-def _scatter(game: str, matches: list[MatchRow], figures: Path, registry: Registry) -> str:
-    return _save(outcome_figure(game, matches, registry), figures / f"{game}_outcomes.png")
-
-
-def outcome_figure(game: str, matches: Sequence[MatchRow], registry: Registry) -> Figure:
-    """The outcomes of a two-seat game in role order, with its Pareto frontier and Nash point where known."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
-
-    figure, axes = plt.subplots(figsize=(6, 5))
-    points = np.array([role_point(m, m["payoffs"]) for m in matches])
-    agreed = np.array([m["agreement"] for m in matches])
-    axes.scatter(points[agreed, 0], points[agreed, 1], s=14, alpha=0.6, label="agreement")
-    axes.scatter(points[~agreed, 0], points[~agreed, 1], s=14, alpha=0.6, marker="x", label="no deal")
-    space = outcome_space(game, matches[0].get("config"), registry)
-    if space is not None:
-        axes.plot(*space.frontier.T, color="black", linewidth=1, label="Pareto frontier")
-        batnas = np.median([role_point(m, m["batnas"]) for m in matches], axis=0)
-        nash = space.nash_point((float(batnas[0]), float(batnas[1])))
-        if nash is not None:
-            axes.scatter([nash[0]], [nash[1]], marker="*", s=200, color="red", label="Nash point (median BATNAs)")
-    first, second = role_names(game, registry)
-    axes.set_xlabel(f"utility of {first}")
-    axes.set_ylabel(f"utility of {second}")
-    axes.xaxis.set_major_formatter(FuncFormatter(axis_amount))
-    axes.yaxis.set_major_formatter(FuncFormatter(axis_amount))
-    axes.set_title(f"{game}: outcomes")
-    axes.legend(fontsize="small")
-    return figure
-
-
-def _concession(game: str, matches: list[MatchRow], figures: Path) -> str:
-    return _save(concession_figure(game, matches), figures / f"{game}_concession.png")
-
-
-def concession_figure(game: str, matches: Sequence[MatchRow]) -> Figure:
-    """Each agent's median offer position per round: how fast it gives ground."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    curves: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for match in matches:
-        for seat, round_number, value in match["offers"]:
-            curves[match["agents"][int(seat)]][int(round_number)].append(value)
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for agent, by_round in sorted(curves.items()):
-        rounds = sorted(by_round)
-        axes.plot(rounds, [float(np.median(by_round[r])) for r in rounds], marker="o", label=agent)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers
-    axes.set_xlabel("round")
-    axes.set_ylabel("median offer position (1 = own best, 0 = reservation)")
-    axes.set_title(f"{game}: concession curves")
-    axes.legend(fontsize="small")
-    return figure
+def _pairwise_section(analysis: Analysis) -> Section:
+    """Agent a against agent b from the same positions: the difference, the test, the corrected p-value."""
+    columns = [Column("game", Unit.TEXT), Column("agent a", Unit.TEXT), Column("agent b", Unit.TEXT)]
+    columns += [Column("positions", Unit.COUNT), Column("mean payoff a − b")]
+    columns += [Column(name, Unit.COUNT) for name in ("a better", "tie", "b better")]
+    columns += [Column("p", Unit.P_VALUE), Column("p (Holm)", Unit.P_VALUE), Column("differ", Unit.TEXT)]
+    rows: list[list[Cell]] = [
+        [
+            t["game"],
+            t["agent_a"],
+            t["agent_b"],
+            t["positions"],
+            Estimate(t["mean_difference"], t["low"], t["high"]),
+            t["a_better"],
+            t["ties"],
+            t["b_better"],
+            t["p_value"],
+            t["p_holm"],
+            "yes" if t["p_holm"] < ALPHA else "no",
+        ]
+        for t in analysis["pairwise"]
+    ]
+    note = (
+        "A position is a game, seed, seat and the agents in the other seats; each row compares the payoffs "
+        "agents a and b earned from the positions both played, so seat and opponent cancel out. p: a paired "
+        "permutation test (sign flips) of the mean difference; p (Holm): corrected for every comparison in this "
+        f"table; differ: Holm's p below {ALPHA:g}."
+    )
+    return Section("Pairwise comparisons (paired by seed, seat and opponents)", columns, rows, note=note)
 
 
 def _ratings_section(analysis: Analysis, figures: Path) -> Section:
-    import matplotlib.pyplot as plt
-
-    overall = analysis["ratings"]["overall"]
-    figure, panels = plt.subplots(1, 2, figsize=(10, 4))
-    for axes, method in zip(panels, ("bradley_terry", "elo"), strict=True):
-        table = overall[method]
-        agents = list(table)
-        values = np.array([table[a]["rating"] for a in agents])
-        errors = np.array([[v - table[a]["low"], table[a]["high"] - v] for a, v in zip(agents, values, strict=True)])
-        axes.bar(agents, values - 1500, bottom=1500, yerr=errors.T.clip(min=0), capsize=4)
-        axes.set_title(f"{method.replace('_', '–').title()} (95% bootstrap interval)")
-        axes.set_xlabel("agent")
-        axes.set_ylabel("rating")
-        axes.tick_params(axis="x", rotation=30)
-    name = _save(figure, figures / "ratings.png")
+    name = save(ratings_figure(analysis["ratings"]["overall"]["bradley_terry"]), figures / "ratings.png")
     rows: list[list[Cell]] = [
-        [scope, method.replace("_", "–").title(), agent, v["rating"], v["low"], v["high"]]
+        [scope, agent, Estimate(v["rating"], v["low"], v["high"])]
         for scope, methods in analysis["ratings"].items()
-        for method, table in methods.items()
-        for agent, v in table.items()
+        for agent, v in methods["bradley_terry"].items()
     ]
-    columns = [Column("scope", Unit.TEXT), Column("method", Unit.TEXT), Column("agent", Unit.TEXT)]
-    columns += [Column("rating", Unit.RATING), Column("low", Unit.RATING), Column("high", Unit.RATING)]
-    return Section("Ratings (pairwise wins by surplus)", columns, rows, [name])
+    columns = [Column("scope", Unit.TEXT), Column("agent", Unit.TEXT), Column("rating [95% interval]", Unit.RATING)]
+    note = (
+        "Bradley–Terry on the Elo scale (1,500 = average; 400 points = 10:1 odds), from the paired comparisons: "
+        "agent a beats agent b on a position when it earned more there, a tie when both earned the same (so a "
+        "no-deal is a draw only when both got the same payoff). Intervals: percentile bootstrap over comparisons."
+    )
+    return Section("Ratings (Bradley–Terry from paired payoffs)", columns, rows, [name], note=note)
 
 
 USAGE_COLUMNS = [
@@ -265,7 +226,7 @@ def _usage_section(usage: dict[str, Usage]) -> Section:
     """What the LLM seats used: calls, tokens and time per agent, and their cost where prices were given."""
     priced = any(entry.get("cost_usd") is not None for entry in usage.values())
     columns = [Column("agent", Unit.TEXT), *(Column(key.replace("_", " "), unit) for key, unit in USAGE_COLUMNS)]
-    rows = [[agent, *(entry.get(key) for key, _ in USAGE_COLUMNS)] for agent, entry in usage.items()]
+    rows: list[list[Cell]] = [[agent, *(entry.get(key) for key, _ in USAGE_COLUMNS)] for agent, entry in usage.items()]
     if priced:
         columns.append(Column("cost", Unit.USD))
         for row, entry in zip(rows, usage.values(), strict=True):
@@ -297,12 +258,3 @@ def _failures_section(failures: Sequence[FailureGroup]) -> Section:
     rows: list[list[Cell]] = [[failure["error"], failure["count"]] for failure in failures]
     note = "These matches are in no table above; a re-run of the same tournament plays them again."
     return Section("Failed matches", [Column("reason", Unit.TEXT), Column("matches", Unit.COUNT)], rows, note=note)
-
-
-def _save(figure: Figure, path: Path) -> str:
-    import matplotlib.pyplot as plt
-
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-    return path.name

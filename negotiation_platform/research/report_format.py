@@ -2,7 +2,8 @@
 
 A reader compares agents by their numbers, so a number is written for what it measures: money and
 utilities with thousands separators (38,710, not 3.871e+04), shares and mixture weights as
-percentages, counts as whole numbers, ratings rounded. The HTML page carries its one small style
+percentages, counts as whole numbers, ratings rounded, a mean with its 95% interval as
+"36.25 [25.94, 45.94]", p-values to three decimals (below 0.001 as "<0.001"). The HTML page carries its one small style
 sheet inline, so the report opens offline and can be mailed as one file with its figures folder.
 """
 
@@ -26,6 +27,7 @@ class Unit(Enum):
     SECONDS = "seconds"
     USD = "usd"
     """Dollars: cents, or four decimals for the fractions of a cent a few tokens cost."""
+    P_VALUE = "p"
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,17 @@ class Column:
     unit: Unit = Unit.AMOUNT
 
 
-Cell = str | int | float | bool | None
-"""One value of a report table: a number (of the column's unit), a text, or None (shown as a dash)."""
+@dataclass(frozen=True)
+class Estimate:
+    """A mean and its 95% interval (bounds None where too few values), written in its column's unit."""
+
+    mean: float
+    low: float | None
+    high: float | None
+
+
+Cell = str | int | float | bool | Estimate | None
+"""One value of a report table: a number (of the column's unit), an estimate, a text, or None (a dash)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,10 @@ def cell(value: Cell, unit: Unit) -> str:
     """`value` as the report writes a number of `unit` (a dash where there is none)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if isinstance(value, Estimate):
+        if value.low is None or value.high is None:
+            return cell(value.mean, unit)
+        return f"{cell(value.mean, unit)} [{cell(value.low, unit)}, {cell(value.high, unit)}]"
     if unit is Unit.TEXT or isinstance(value, str | bool):
         return str(value)
     number = float(value)
@@ -62,6 +77,8 @@ def cell(value: Cell, unit: Unit) -> str:
         return f"{number:,.1f}"
     if unit is Unit.RATING:
         return f"{number:,.0f}"
+    if unit is Unit.P_VALUE:
+        return "<0.001" if number < 0.001 else f"{number:.3f}"
     if unit is Unit.SECONDS:
         return f"{number:,.1f} s"
     if unit is Unit.USD:

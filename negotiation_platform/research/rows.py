@@ -73,20 +73,53 @@ AgentMeans = dict[str, str | float | None]
 """One (game, agent) line of `analysis.metrics.aggregate`: its game and agent, match count and mean metrics."""
 
 
+class Interval(TypedDict):
+    """A mean and its bootstrap interval (`analysis.intervals`); `low`, `high` None under two values."""
+
+    mean: float
+    low: float | None
+    high: float | None
+
+
+class PairedTest(TypedDict):
+    """Agent a against agent b on one game over the positions both played (`analysis.pairwise`):
+    the mean payoff difference a − b with its interval, how often each did better, the permutation
+    test's p-value and the Holm-corrected one."""
+
+    game: str
+    agent_a: str
+    agent_b: str
+    positions: int
+    mean_difference: float
+    low: float | None
+    high: float | None
+    a_better: int
+    ties: int
+    b_better: int
+    p_value: float
+    p_holm: float
+
+
 class Metagame(TypedDict):
-    """A game's meta-game: agents, the agent × opponent mean payoff matrix, and its Nash mixture."""
+    """A game's meta-game: agents, the agent × opponent mean payoff matrix with each mean's bootstrap
+    interval (`low`, `high`; None where fewer than two matches), and its Nash mixture."""
 
     agents: list[str]
     matrix: list[list[float]]
+    low: list[list[float | None]]
+    high: list[list[float | None]]
     nash: list[float]
 
 
 class Analysis(TypedDict):
-    """What `analysis.analyze` returns: the rows with metrics, the per-agent means, the ratings by scope
-    and method ({agent: {rating, low, high}}), the meta-games, usage per agent and the marked matches."""
+    """What `analysis.analyze` returns: the rows with metrics, the per-agent means and their intervals
+    ({game: {agent: {metric: Interval}}}), the paired tests between agents, the ratings by scope and
+    method ({agent: {rating, low, high}}), the meta-games, usage per agent and the marked matches."""
 
     matches: list[MatchRow]
     aggregate: list[AgentMeans]
+    intervals: dict[str, dict[str, dict[str, Interval]]]
+    pairwise: list[PairedTest]
     ratings: dict[str, dict[str, dict[str, dict[str, float]]]]
     metagame: dict[str, Metagame]
     usage: dict[str, Usage]

@@ -24,6 +24,18 @@ def metagame(
 
     Self-play fills the diagonal. Pairs that never met are NaN.
     """
+    totals = metagame_values(rows, value)
+    names = sorted({a for a, _ in totals} | {b for _, b in totals})
+    matrix = np.full((len(names), len(names)), np.nan)
+    for (a, b), values in totals.items():
+        matrix[names.index(a), names.index(b)] = float(np.mean(values))
+    return names, matrix
+
+
+def metagame_values(
+    rows: Sequence[MatchRow], value: Literal["payoffs", "batnas", "surplus"] = "payoffs"
+) -> dict[tuple[str, str], list[float]]:
+    """{(a, b): a's `row[value]` in every seat it held against b}: what `metagame` averages."""
     totals: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
         agents = row["agents"]
@@ -31,11 +43,7 @@ def metagame(
             for j, b in enumerate(agents):
                 if i != j:
                     totals[(a, b)].append(float(row[value][i]))
-    names = sorted({a for a, _ in totals} | {b for _, b in totals})
-    matrix = np.full((len(names), len(names)), np.nan)
-    for (a, b), values in totals.items():
-        matrix[names.index(a), names.index(b)] = float(np.mean(values))
-    return names, matrix
+    return totals
 
 
 def zero_sum_nash(payoff: np.ndarray) -> tuple[np.ndarray, float]:

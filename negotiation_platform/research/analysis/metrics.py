@@ -118,33 +118,41 @@ def aggregate(rows: Sequence[MatchRow]) -> list[AgentMeans]:
     agreement_rate = agreements / matches; rounds_to_agreement is averaged over agreed matches only;
     match-level metrics (welfare, distances) count once per seat the agent held.
     """
+    table: list[AgentMeans] = []
+    for (game, agent), values in seat_values(rows).items():
+        means: AgentMeans = {"game": game, "agent": agent, "matches": len(values["agreement_rate"])}
+        table.append(means | {name: _mean(column) for name, column in values.items()})
+    return table
+
+
+def seat_values(rows: Sequence[MatchRow]) -> dict[tuple[str, str], dict[str, list[float | None]]]:
+    """Per (game, agent), sorted, each metric's value for every seat the agent held (None: does not apply).
+
+    What `aggregate` averages and `analysis.intervals` bootstraps: one value per seat, so both agree."""
     groups: dict[tuple[str, str], list[tuple[MatchRow, int]]] = defaultdict(list)
     for row in rows:
         for seat, agent in enumerate(row["agents"]):
             groups[(row["game"], agent)].append((row, seat))
-    table = []
-    for (game, agent), seats in sorted(groups.items()):
-        table.append(
-            {
-                "game": game,
-                "agent": agent,
-                "matches": len(seats),
-                "agreement_rate": _mean([float(r["agreement"]) for r, _ in seats]),
-                "rounds_to_agreement": _mean([r["metrics"]["rounds_to_agreement"] for r, _ in seats]),
-                "utility": _mean([r["payoffs"][s] for r, s in seats]),
-                "surplus": _mean([r["surplus"][s] for r, s in seats]),
-                **{name: _mean([r["metrics"][name] for r, _ in seats]) for name in WELFARE},
-                "ef_rate": _mean([None if r["metrics"]["ef"] is None else float(r["metrics"]["ef"]) for r, _ in seats]),
-                "ef1_rate": _mean(
-                    [None if r["metrics"]["ef1"] is None else float(r["metrics"]["ef1"]) for r, _ in seats]
-                ),
-            }
-        )
-    return table
+    return {
+        key: {
+            "agreement_rate": [float(r["agreement"]) for r, _ in seats],
+            "rounds_to_agreement": [_float(r["metrics"]["rounds_to_agreement"]) for r, _ in seats],
+            "utility": [r["payoffs"][s] for r, s in seats],
+            "surplus": [r["surplus"][s] for r, s in seats],
+            **{name: [_float(r["metrics"][name]) for r, _ in seats] for name in WELFARE},
+            "ef_rate": [_float(r["metrics"]["ef"]) for r, _ in seats],
+            "ef1_rate": [_float(r["metrics"]["ef1"]) for r, _ in seats],
+        }
+        for key, seats in sorted(groups.items())
+    }
 
 
 WELFARE: Final = ("utilitarian_welfare", "nash_welfare", "worst_off", "pareto_distance", "nash_distance")
 """The match-level metrics `aggregate` averages over the seats an agent held."""
+
+
+def _float(value: float | bool | None) -> float | None:
+    return None if value is None else float(value)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -1,24 +1,48 @@
-"""Ratings from pairwise results: Elo and Bradley–Terry, with bootstrap confidence intervals.
+"""Bradley–Terry ratings from paired payoffs, with bootstrap intervals (scipy's optimiser and bootstrap).
 
-A comparison is (agent_a, agent_b, score_a) with score_a 1 (a won), 0 (b won) or ½ (a tie). In a
-match every pair of seats held by different agents is one comparison, won by the seat with the
-larger surplus over its BATNA (equal surplus, a tie), so ratings are comparable across games.
+A comparison is (agent_a, agent_b, score_a): score_a 1 when a earned more than b from the same
+position (same game, seed, seat and opponents: `pairwise.paired_payoffs`), 0 when less, ½ when
+the same. So a no-deal is a draw only where both agents got the same payoff from that position:
+an agent that never agrees (0 everywhere) loses to one that earns 45 where it earned 0. (Rating
+the two seats of one match against each other instead, as `pairwise_outcomes` did, scored
+`random`'s 0–0 no-deals as draws against everyone and put it above `concession`, whose only
+"losses" were the first seat's smaller share.)
+
+Ratings are on the Elo scale: P(a beats b) = 1 / (1 + 10^((R_b − R_a)/400)), centred on 1,500.
+Sequential Elo is gone from the reports: its value depends on the order comparisons are fed in,
+and a tournament's comparisons have no order.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
+from negotiation_platform.research.analysis.pairwise import paired_payoffs
 from negotiation_platform.research.rows import MatchRow
 
 Comparison = tuple[str, str, float]
+SCALE = 400.0 / math.log(10.0)
+"""Natural-log strengths to Elo points."""
+PRIOR = 0.5
+"""Virtual ties between every pair of agents in `ratings_with_intervals`: an agent that never wins
+(its maximum-likelihood rating is −∞) gets a finite rating below the others."""
+
+
+def paired_comparisons(rows: Sequence[MatchRow]) -> list[Comparison]:
+    """One comparison per pair of agents per position both played, scored by their payoffs there."""
+    return [
+        (a, b, 0.5 if x == y else float(x > y)) for (_, a, b), pairs in paired_payoffs(rows).items() for x, y in pairs
+    ]
 
 
 def pairwise_outcomes(rows: Sequence[MatchRow]) -> list[Comparison]:
-    """Every pair of seats held by different agents in every row, scored by surplus."""
+    """Deprecated: the seats of one match rated against each other by surplus (biased by seat; see
+    the module's docstring). Use `paired_comparisons`; removed in the next release."""
+    warnings.warn("pairwise_outcomes is deprecated: use paired_comparisons", DeprecationWarning, stacklevel=2)
     comparisons: list[Comparison] = []
     for row in rows:
         agents, surplus = row["agents"], row["surplus"]
@@ -31,7 +55,8 @@ def pairwise_outcomes(rows: Sequence[MatchRow]) -> list[Comparison]:
 
 
 def elo(comparisons: list[Comparison], k: float = 16.0, initial: float = 1500.0) -> dict[str, float]:
-    """Sequential Elo: E_a = 1 / (1 + 10^((R_b − R_a)/400)); R_a += k (S_a − E_a), R_b −= k (S_a − E_a)."""
+    """Deprecated (its value depends on the comparisons' order): use `bradley_terry`; removed in the next release."""
+    warnings.warn("elo is deprecated: use bradley_terry", DeprecationWarning, stacklevel=2)
     ratings: dict[str, float] = {}
     for a, b, score in comparisons:
         ra, rb = ratings.setdefault(a, initial), ratings.setdefault(b, initial)
@@ -40,44 +65,43 @@ def elo(comparisons: list[Comparison], k: float = 16.0, initial: float = 1500.0)
     return ratings
 
 
-def bradley_terry(
-    comparisons: list[Comparison], *, prior: float = 0.0, iterations: int = 1000, tolerance: float = 1e-10
-) -> dict[str, float]:
-    """Bradley–Terry strengths by maximum likelihood, P(a beats b) = p_a / (p_a + p_b), on the Elo scale.
+def bradley_terry(comparisons: Sequence[Comparison], *, prior: float = 0.0) -> dict[str, float]:
+    """Bradley–Terry ratings by maximum likelihood (scipy's BFGS), on the Elo scale, mean 1,500.
 
-    Minorisation–maximisation (Hunter 2004): p_i ← W_i / Σ_j n_ij / (p_i + p_j), where W_i counts
-    i's wins (a tie is half a win for each) and n_ij the comparisons of i and j; then normalised
-    to geometric mean 1. Returned as 400·log10(p_i) + 1500. `prior` adds that many virtual ties
-    between every pair, which keeps an agent that never won finite (its MLE is −∞).
-    """
+    A tie counts half a win for each side; `prior` adds that many virtual ties between every pair,
+    which keeps an agent that never won finite."""
     agents = sorted({a for a, _, _ in comparisons} | {b for _, b, _ in comparisons})
-    if not agents:  # no match was decided between two agents: nobody to rate
+    if not agents:  # no comparison: nobody to rate
         return {}
+    strengths = _fit(_wins(comparisons, agents, prior))
+    return {agent: 1500.0 + SCALE * float(strengths[i]) for i, agent in enumerate(agents)}
+
+
+def _wins(comparisons: Sequence[Comparison], agents: list[str], prior: float) -> np.ndarray:
+    """wins[i, j]: what agent i scored against agent j, plus `prior` virtual ties between every pair."""
     index = {agent: i for i, agent in enumerate(agents)}
-    n = len(agents)
-    wins = np.zeros(n)
-    games = np.full((n, n), 2 * prior) - np.diag(np.full(n, 2 * prior))
-    wins += prior * (n - 1)
+    wins = np.full((len(agents), len(agents)), prior / 2)
+    np.fill_diagonal(wins, 0.0)
     for a, b, score in comparisons:
-        i, j = index[a], index[b]
-        wins[i] += score
-        wins[j] += 1.0 - score
-        games[i, j] += 1
-        games[j, i] += 1
-    strength = np.ones(n)
-    for _ in range(iterations):
-        denominator = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
-        updated = np.where(denominator > 0, wins / np.where(denominator > 0, denominator, 1.0), strength)
-        positive = updated[updated > 0]
-        updated /= math.exp(float(np.mean(np.log(positive)))) if positive.size else 1.0
-        done = float(np.max(np.abs(updated - strength))) < tolerance
-        strength = updated
-        if done:
-            break
-    return {
-        agent: (1500.0 + 400.0 * math.log10(strength[i])) if strength[i] > 0 else -math.inf
-        for agent, i in index.items()
-    }
+        wins[index[a], index[b]] += score
+        wins[index[b], index[a]] += 1.0 - score
+    return wins
+
+
+def _fit(wins: np.ndarray) -> np.ndarray:
+    """Natural-log strengths s maximising Σ wins[i, j]·log σ(s_i − s_j), centred on 0."""
+    from scipy.optimize import minimize  # type: ignore[import-untyped]
+    from scipy.special import expit, log_expit  # type: ignore[import-untyped]
+
+    def loss(strengths: np.ndarray) -> tuple[float, np.ndarray]:
+        gap = strengths[:, None] - strengths[None, :]
+        residual = wins * expit(-gap)  # d/ds_i of wins[i, j]·log σ(s_i − s_j)
+        gradient = residual.sum(axis=1) - residual.sum(axis=0)
+        return -float((wins * log_expit(gap)).sum()), -gradient
+
+    solved = minimize(loss, np.zeros(len(wins)), jac=True, method="BFGS", options={"gtol": 1e-8})
+    strengths: np.ndarray = solved.x - solved.x.mean()
+    return strengths
 
 
 def ratings_with_intervals(
@@ -88,26 +112,38 @@ def ratings_with_intervals(
     confidence: float = 0.95,
     seed: int = 0,
 ) -> dict[str, dict[str, float]]:
-    """{agent: {rating, low, high}}: the rating and a percentile bootstrap interval over resampled comparisons.
+    """{agent: {rating, low, high}}: Bradley–Terry (prior `PRIOR`) and its percentile bootstrap interval
+    over resampled comparisons (`scipy.stats.bootstrap`, seeded). `method="elo"` is deprecated."""
+    agents = sorted({a for a, _, _ in comparisons} | {b for _, b, _ in comparisons})
+    if not agents:  # no two agents played the same position: nobody to rate
+        return {}
+    if method == "elo":
+        warnings.warn("ratings by sequential Elo are deprecated: use bradley_terry", DeprecationWarning, stacklevel=2)
 
-    Bradley–Terry runs with prior=0.5 here so that a resample in which an agent never wins stays finite.
-    """
-    rate: Callable[[list[Comparison]], dict[str, float]] = (
-        elo if method == "elo" else (lambda c: bradley_terry(c, prior=0.5))
-    )
+    def rate(chosen: Sequence[Comparison]) -> np.ndarray:
+        if method == "elo":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                table = elo(list(chosen))
+            return np.array([table.get(agent, 1500.0) for agent in agents])
+        return 1500.0 + SCALE * _fit(_wins(chosen, agents, PRIOR))
+
     point = rate(comparisons)
-    rng = np.random.default_rng(seed)
-    draws: dict[str, list[float]] = {agent: [] for agent in point}
-    for _ in range(samples if comparisons else 0):
-        resampled = [comparisons[i] for i in rng.integers(0, len(comparisons), len(comparisons))]
-        for agent, value in rate(resampled).items():
-            draws[agent].append(value)
-    tail = (1.0 - confidence) / 2 * 100
+    low, high = point, point
+    if len(comparisons) >= 2 and samples >= 1:
+        from scipy.stats import bootstrap  # type: ignore[import-untyped]
+
+        interval = bootstrap(
+            (np.arange(len(comparisons)),),
+            lambda picked: rate([comparisons[i] for i in picked]),
+            vectorized=False,
+            n_resamples=samples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        ).confidence_interval
+        low, high = np.asarray(interval.low), np.asarray(interval.high)
     return {
-        agent: {
-            "rating": value,
-            "low": float(np.percentile(draws[agent], tail)) if draws[agent] else value,
-            "high": float(np.percentile(draws[agent], 100 - tail)) if draws[agent] else value,
-        }
-        for agent, value in sorted(point.items())
+        agent: {"rating": float(point[i]), "low": float(low[i]), "high": float(high[i])}
+        for i, agent in enumerate(agents)
     }
