@@ -15,12 +15,12 @@ import pytest
 vf = pytest.importorskip("verifiers.v1", reason="verifiers is installed only in its own environment (tox -e verifiers)")
 pytest.importorskip("openenv", reason="the OpenEnv transport needs openenv==0.4.1 (tox -e verifiers installs it)")
 
+from negotiation_verifiers import SeatHarnessConfig  # noqa: E402
+from negotiation_verifiers.scripted import scripted_endpoint  # noqa: E402
 from verifiers.v1.tasksets.openenv import OpenEnvConfig, OpenEnvEnvConfig  # noqa: E402
 
 from negotiation_openenv.environment import NegotiationEnvironment, make_table  # noqa: E402
 from negotiation_platform.registry import Registry  # noqa: E402
-from negotiation_verifiers import SeatHarnessConfig  # noqa: E402
-from negotiation_verifiers.scripted import scripted_endpoint  # noqa: E402
 from tests.cli_servers import cli_server  # noqa: E402
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ is also OpenEnv's scalar `reward`), the final payoffs once done, and a refused m
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self, Union
 
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
@@ -126,6 +126,10 @@ def action_model(game: str, spec: GameSpec) -> type[NegotiationAction]:
     return model
 
 
+_Absent = Annotated[None, SkipJsonSchema()]
+"""A typed action's field that a text action leaves out: always None, and not in its schema."""
+
+
 def reply_model(game: str) -> type[NegotiationAction]:
     """The game's text action: `reply` is its only field, and required, so a learner that sends a model's raw
     text as the schema's one required field (verifiers' openenv taskset) sends a move."""
@@ -133,9 +137,9 @@ def reply_model(game: str) -> type[NegotiationAction]:
         f"{_camel(game)}Reply",
         __base__=NegotiationAction,
         __doc__=f"A move in {game!r}, as the text the prompt asks for.",
-        action=(SkipJsonSchema[None], None),
-        payload=(SkipJsonSchema[None], None),
-        message=(SkipJsonSchema[None], None),
+        action=(_Absent, None),
+        payload=(_Absent, None),
+        message=(_Absent, None),
         reply=(str, Field(description="The move as text, in the format the prompt asks for.")),
     )
 
