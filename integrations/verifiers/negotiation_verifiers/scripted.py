@@ -2,7 +2,9 @@
 
 It answers each chat completion with one of the example moves the compact grammar's prompt closes with
 (`... e.g. `propose 50`; `accept`.`), drawn from a generator seeded by the endpoint's seed and the whole
-conversation, so the same match gets the same replies in any order of calls. verifiers reaches it as it
+conversation, so the same match gets the same replies in any order of calls. A user message that is verifiers'
+openenv taskset's JSON (`{"observation": {"prompt": ...}, "action_schema": ...}`, from `serve openenv`) is
+read for the observation's prompt. verifiers reaches it as it
 reaches any provider (`EvalClientConfig(base_url=...)`), which makes whole episodes runnable in tests and
 smoke checks with nothing to download.
 """
@@ -26,11 +28,21 @@ _SEED = web.AppKey("seed", int)
 
 def scripted_reply(messages: list[dict[str, object]], seed: int) -> str:
     """The move for a conversation: one of the last user message's examples, or `pass` where it shows none."""
-    user = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
+    user = _prompt(next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), ""))
     found = _EXAMPLES.search(user)
     moves = _MOVE.findall(found.group(1)) if found else []
     digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
     return random.Random(f"{seed}:{digest}").choice(moves) if moves else "pass"
+
+
+def _prompt(user: str) -> str:
+    """The prompt a user message carries: an OpenEnv observation's, or the message itself."""
+    try:
+        payload = json.loads(user)
+    except json.JSONDecodeError:
+        return user
+    observation = payload.get("observation") if isinstance(payload, dict) else None
+    return str(observation.get("prompt", "")) if isinstance(observation, dict) else user
 
 
 async def _complete(request: web.Request) -> web.Response:

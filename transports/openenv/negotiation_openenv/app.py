@@ -41,7 +41,13 @@ def build_app(tables: Sequence[Table], max_sessions: int) -> Starlette:
 
 async def _index(tables: dict[str, Table], request: Request) -> JSONResponse:
     games = {
-        game: {"path": f"/{game}", "seat": table.seat, "opponents": list(table.opponents), "grammar": table.grammar}
+        game: {
+            "path": f"/{game}",
+            "seat": table.seat,
+            "opponents": list(table.opponents),
+            "grammar": table.grammar,
+            "actions": table.actions,
+        }
         for game, table in tables.items()
     }
     return JSONResponse({"games": games})

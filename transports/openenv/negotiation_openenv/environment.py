@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from openenv.core.env_server.interfaces import Environment
 
@@ -25,6 +25,7 @@ from negotiation_openenv.models import (
     StepError,
     action_model,
     observation_model,
+    reply_model,
 )
 from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.catalog import make_agent
@@ -37,6 +38,8 @@ from negotiation_platform.llm_rl.seat_agents import AgentSeat
 from negotiation_platform.llm_rl.text_env import TextEnv, TextStep
 from negotiation_platform.registry import Registry
 
+Actions = Literal["typed", "text"]
+"""A table's action model: the game's typed actions (`action_model`) or the reply text alone (`reply_model`)."""
 MAX_SEED = 2**31 - 1
 """The largest seed drawn for a reset that names none."""
 
@@ -51,6 +54,7 @@ class Table:
     opponents: tuple[str, ...] = ("concession",)
     grammar: Grammar = "json"
     max_retries: int = 2
+    actions: Actions = "typed"
     action: type[NegotiationAction] = field(default=NegotiationAction, compare=False)
     observation: type[NegotiationObservation] = field(default=NegotiationObservation, compare=False)
 
@@ -63,6 +67,7 @@ def make_table(
     opponents: Sequence[str] = ("concession",),
     grammar: Grammar = "json",
     max_retries: int = 2,
+    actions: Actions = "typed",
 ) -> Table:
     """The table of `game`, its settings checked now (an unknown game or agent, a seat out of range: refused
     with NegotiationError) rather than at a session's first reset."""
@@ -83,7 +88,8 @@ def make_table(
         tuple(opponents),
         grammar,
         max_retries,
-        action_model(game, spec),
+        actions,
+        action_model(game, spec) if actions == "typed" else reply_model(game),
         observation_model(game, spec),
     )
 

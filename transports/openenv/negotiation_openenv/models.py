@@ -5,6 +5,9 @@ payload model from the spec (`payload`), and may carry a public `message`; or it
 text a seat's prompt asks for (for a model that writes its move as text). The payload is validated against
 the named action's model, so `{"action": "propose", "payload": {"mine": 55}}` is checked exactly as the
 engine will check it, and a wrong shape is refused before the match sees it (OpenEnv's VALIDATION_ERROR).
+The JSON reply a seat's prompt asks for (`{"action_type": ..., "payload": ..., "message": ...}`) is such an
+action too: `action_type` is read as `action`. A text table's action (`reply_model`) is the `reply` alone,
+its one required field, for learners that send a model's raw text as that field (verifiers' openenv taskset).
 
 An observation is the learner seat's view after its move and the other seats' replies: its prompt, the legal
 actions, whose turn it is, every seat's reward realised since the last observation (`rewards`; the learner's
@@ -14,10 +17,11 @@ is also OpenEnv's scalar `reward`), the final payoffs once done, and a refused m
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self, Union
 
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from negotiation_platform.errors import ErrorCode
@@ -40,7 +44,10 @@ class NegotiationAction(Action):
     @model_validator(mode="before")
     @classmethod
     def _payload_of_the_action(cls, data: Any) -> Any:
-        """Validate the payload against the named action's model (a union would accept any payload that fits)."""
+        """Read the prompt's JSON reply (`action_type`) as an action; validate the payload against the named
+        action's model (a union would accept any payload that fits)."""
+        if isinstance(data, dict) and "action_type" in data and "action" not in data:
+            data = {("action" if key == "action_type" else key): value for key, value in data.items()}
         if not isinstance(data, dict) or data.get("action") not in cls.payloads:
             return data
         model = cls.payloads[data["action"]]
@@ -117,6 +124,24 @@ def action_model(game: str, spec: GameSpec) -> type[NegotiationAction]:
     )
     model.payloads = payloads
     return model
+
+
+_Absent = Annotated[None, SkipJsonSchema()]
+"""A typed action's field that a text action leaves out: always None, and not in its schema."""
+
+
+def reply_model(game: str) -> type[NegotiationAction]:
+    """The game's text action: `reply` is its only field, and required, so a learner that sends a model's raw
+    text as the schema's one required field (verifiers' openenv taskset) sends a move."""
+    return create_model(
+        f"{_camel(game)}Reply",
+        __base__=NegotiationAction,
+        __doc__=f"A move in {game!r}, as the text the prompt asks for.",
+        action=(_Absent, None),
+        payload=(_Absent, None),
+        message=(_Absent, None),
+        reply=(str, Field(description="The move as text, in the format the prompt asks for.")),
+    )
 
 
 def observation_model(game: str, spec: GameSpec) -> type[NegotiationObservation]:

@@ -37,6 +37,14 @@ class OpenEnvTransport:
             help="the reply format the prompts ask for and a raw `reply` is read in",
         )
         parser.add_argument(
+            "--actions",
+            choices=["typed", "text"],
+            default="typed",
+            help="the action model: the game's typed actions (`action`, `payload`, `message`, or a `reply`), or "
+            "text: the `reply` alone, its one required field (for learners that send a model's raw text as the "
+            "schema's single required field, such as verifiers' openenv taskset)",
+        )
+        parser.add_argument(
             "--max-retries",
             type=int,
             default=2,
@@ -73,6 +81,7 @@ class OpenEnvTransport:
                 opponents=args.opponents,
                 grammar=args.grammar,
                 max_retries=args.max_retries,
+                actions=args.actions,
             )
             for game in args.games or sorted(registry.games())
         ]

@@ -111,6 +111,38 @@ async def test_a_move_that_breaks_the_spec_never_reaches_the_match(base: str) ->
         assert moved.observation["error"] is None and (await env.state())["step_count"] == 1
 
 
+async def test_the_prompts_json_reply_is_a_typed_action(base: str) -> None:
+    """What a model writes when it follows its prompt's JSON reply format (`action_type`) is played as `action`."""
+    async with GenericEnvClient(base_url=base + "/split_100") as env:
+        await env.reset(seed=SEED)
+        moved = await env.step({"action_type": "propose", "payload": {"mine": 60}, "message": "deal?"})
+        assert moved.observation["error"] is None and (await env.state())["step_count"] == 1
+        with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):  # its payload checked as `action`'s
+            await env.step({"action_type": "propose", "payload": {"mine": 150}})
+
+
+async def test_text_actions_are_the_reply_alone_and_play_the_same_match() -> None:
+    """`--actions text`: the schema's one required field is `reply` (what verifiers' openenv taskset fills with a
+    model's raw text); a compact reply plays the same match as the typed action does."""
+    with cli_server("serve", "openenv", "split_100", "--actions", "text", "--grammar", "compact") as (port, _):
+        url = f"http://127.0.0.1:{port}/split_100"
+        with urllib.request.urlopen(url + "/schema") as answer:
+            schema = json.load(answer)["action"]
+        assert schema["required"] == ["reply"] and set(schema["properties"]) == {"reply", "metadata"}
+        async with GenericEnvClient(base_url=url) as env:
+            results = [await env.reset(seed=SEED)]
+            with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):  # a typed move is not this table's action
+                await env.step({"action": "propose", "payload": {"mine": 50}})
+            while not results[-1].done:
+                results.append(await env.step({"reply": "propose 50"}))
+    typed = NegotiationEnvironment(make_table(Registry(), "split_100", opponents=["concession"]))
+    expected = [typed.reset(seed=SEED)]
+    while not expected[-1].done:
+        expected.append(typed.step(typed.table.action(action="propose", payload={"mine": 50})))
+    assert [r.reward for r in results] == [o.reward for o in expected]
+    assert results[-1].observation["payoffs"] == expected[-1].payoffs
+
+
 async def test_every_installed_game_is_served(base: str) -> None:
     with urllib.request.urlopen(base + "/") as answer:
         listed = json.load(answer)["games"]
