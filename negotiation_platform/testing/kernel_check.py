@@ -31,8 +31,9 @@ if TYPE_CHECKING:  # JAX is imported only when a check runs
 
 DEFAULT_SEEDS = range(5)
 DEFAULT_MAX_STEPS = 5_000
-TOLERANCE = 1e-5
-"""Relative tolerance of float comparisons (a kernel computes in float32, the engine in float64)."""
+TOLERANCE = 1e-6
+"""Relative (and absolute) tolerance of float comparisons: a kernel computes in float32, the engine in
+float64, so a kernel keeps its payoffs and features to float32's relative precision (no cancellation)."""
 
 HOOKS = ("table_observation", "table_action", "engine_draws")
 UNMODELLED = "check_kernel: a turn the kernel does not model (free talk)"
