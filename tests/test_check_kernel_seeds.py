@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("jax")
 
-from negotiation_platform.kernels import kernel_games  # noqa: E402
-from negotiation_platform.registry import Registry  # noqa: E402
-from negotiation_platform.testing import check_kernel  # noqa: E402
+from negotiation_platform.kernels import kernel_games
+from negotiation_platform.registry import Registry
+from negotiation_platform.testing import check_kernel
 
 pytestmark = pytest.mark.slow
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import os
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -88,12 +90,25 @@ class LightMultiAgentEnv:
 
 
 def _multi_agent_env() -> type:
-    """JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed (its package prints while importing its
-    environments: kept off our stdout, which the CLI's JSON uses), else `LightMultiAgentEnv`."""
+    """JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed, else `LightMultiAgentEnv`.
+
+    jaxmarl's package prints while importing its environments, and one of them swaps `sys.stdout`
+    meanwhile: file descriptor 1 itself points at the null device for the import, so none of it
+    reaches our stdout, which the CLI's JSON uses.
+    """
     if importlib.util.find_spec("jaxmarl") is None:
         return LightMultiAgentEnv
-    with contextlib.redirect_stdout(io.StringIO()):
-        from jaxmarl.environments.multi_agent_env import MultiAgentEnv
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(io.StringIO()):
+            os.dup2(null.fileno(), 1)
+            from jaxmarl.environments.multi_agent_env import MultiAgentEnv
+
+            sys.stdout.flush()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
     return MultiAgentEnv  # type: ignore[no-any-return]
 
 
