@@ -3,6 +3,9 @@ own LogWrapper and its IPPO baseline's way of driving an environment (with the r
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -33,7 +36,7 @@ def test_every_kernel_game_is_a_multi_agent_env(game_id: str) -> None:
     actions = {agent: jnp.int32(0) for agent in env.agents}
     after, _, rewards, dones, infos = jax.eval_shape(env.step, jax.random.key(1), state, actions)
     for agent in env.agents:
-        assert obs[agent].shape == after[agent].shape == env.observation_space(agent).shape
+        assert obs[agent].shape == after[agent].shape == (env.observation_space(agent).shape,)
         assert obs[agent].dtype == jnp.float32
         assert avail[agent].shape == (env.action_space(agent).n,) and avail[agent].dtype == jnp.bool_
         assert rewards[agent].shape == dones[agent].shape == ()
@@ -80,17 +83,21 @@ def test_unknown_game_is_refused() -> None:
     assert refused.value.code == "unknown_game"
 
 
-def test_jaxmarl_log_wrapper_and_ippo_baseline_drive_it() -> None:
-    """JaxMARL's LogWrapper, driven the way its IPPO baseline drives an env: agents batched as actors
-    (batchify/unbatchify over `env.agents`), every info leaf reshaped to [actors], legal masks from
-    `get_avail_actions`, sizes from `observation_space(...).shape` and `action_space(...).n`."""
+@pytest.mark.parametrize("wrapper", ["LogWrapper", "MPELogWrapper"])
+def test_jaxmarl_log_wrapper_and_ippo_baseline_drive_it(wrapper: str) -> None:
+    """JaxMARL's LogWrapper (ippo_ff_hanabi's) and MPELogWrapper (ippo_ff_mpe's, which scales the logged
+    returns by the number of agents), driven the way those baselines drive an env: agents batched as
+    actors (batchify/unbatchify over `env.agents`), every info leaf reshaped to [actors], legal masks
+    from `get_legal_moves` of the wrapped state, sizes from `observation_space(...).shape` (an int:
+    the Hanabi baseline builds `zeros((1, envs, shape))`) and `action_space(...).n`."""
     pytest.importorskip("jaxmarl")
-    from jaxmarl.wrappers.baselines import LogWrapper
+    from jaxmarl.wrappers import baselines
 
     num_envs, rounds = 8, 3
-    env = LogWrapper(marl.make("trust_and_split", rounds=rounds))
+    env = getattr(baselines, wrapper)(marl.make("trust_and_split", rounds=rounds))
     actors = env.num_agents * num_envs
-    obs_size, num_actions = env.observation_space(env.agents[0]).shape[0], env.action_space(env.agents[0]).n
+    obs_size, num_actions = env.observation_space(env.agents[0]).shape, env.action_space(env.agents[0]).n
+    assert jnp.zeros((1, num_envs, obs_size)).shape == (1, num_envs, obs_size)
 
     def batchify(values: dict[str, jax.Array]) -> jax.Array:
         return jnp.stack([values[a] for a in env.agents]).reshape((actors, -1))
@@ -102,7 +109,7 @@ def test_jaxmarl_log_wrapper_and_ippo_baseline_drive_it() -> None:
     def env_step(carry: tuple[object, dict[str, jax.Array], jax.Array], _: None) -> tuple[object, dict[str, jax.Array]]:
         state, obs, key = carry
         key, act_key, step_key = jax.random.split(key, 3)
-        avail = batchify(jax.vmap(env.get_avail_actions)(state.env_state))
+        avail = batchify(jax.vmap(env.get_legal_moves)(state.env_state))
         assert batchify(obs).shape == (actors, obs_size) and avail.shape == (actors, num_actions)
         action = jax.random.categorical(act_key, jnp.where(avail, 0.0, -1e9))
         step_keys = jax.random.split(step_key, num_envs)
@@ -117,5 +124,37 @@ def test_jaxmarl_log_wrapper_and_ippo_baseline_drive_it() -> None:
     first_episode = np.asarray(trace["reward"])[:rounds].sum(axis=0)
     # info leaves are [envs, agents] per env, flattened env-major by the baseline's reshape
     returned = np.asarray(trace["returned_episode_returns"])[rounds - 1].reshape(num_envs, env.num_agents)
-    np.testing.assert_allclose(returned.T.reshape(-1), first_episode, rtol=1e-5)
+    scale = env.num_agents if wrapper == "MPELogWrapper" else 1
+    np.testing.assert_allclose(returned.T.reshape(-1), scale * first_episode, rtol=1e-5)
     assert np.asarray(trace["returned_episode_lengths"])[rounds - 1].tolist() == [rounds] * actors
+
+
+def test_with_jaxmarl_installed_it_is_a_jaxmarl_multi_agent_env_with_hanabis_legal_moves() -> None:
+    pytest.importorskip("jaxmarl")
+    from jaxmarl.environments.multi_agent_env import MultiAgentEnv
+
+    env = marl.make("deal_or_no_deal")
+    assert isinstance(env, MultiAgentEnv) and isinstance(env.observation_space("agent_0").shape, int)
+    _, state = env.reset(jax.random.key(3))
+    legal, avail = env.get_legal_moves(state), env.get_avail_actions(state)
+    assert all(np.array_equal(legal[agent], avail[agent]) for agent in env.agents)
+    assert not all(np.asarray(legal[agent]).all() for agent in env.agents), "some codes are masked"
+
+
+LIGHT_BASE = """
+import sys
+sys.modules["jaxmarl"] = None  # as if jaxmarl were not installed
+import jax
+from negotiation_platform.kernels import marl
+env = marl.make("split_100", rounds=2)
+obs, state = env.reset(jax.random.key(0))
+actions = {a: jax.numpy.int32(0) for a in env.agents}
+obs, state, rewards, dones, infos = env.step(jax.random.key(1), state, actions)
+print(type(env).__mro__[1].__name__, env.observation_space("agent_0").shape == obs["agent_0"].shape[0])
+"""
+
+
+def test_without_jaxmarl_the_light_base_offers_the_same_interface() -> None:
+    done = subprocess.run([sys.executable, "-c", LIGHT_BASE], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["LightMultiAgentEnv", "True"]

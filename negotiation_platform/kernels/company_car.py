@@ -24,7 +24,7 @@ from negotiation_platform.kernels.base import BaseKernel, Moved, round_openers
 from negotiation_platform.kernels.sampling import coin_flips, uniform_index_pair
 from negotiation_platform.kernels.selects import entry
 from negotiation_platform.kernels.table_views import bilateral_seat, decayed_batna
-from negotiation_platform.kernels.utilities import company_car_utilities, decayed
+from negotiation_platform.kernels.utilities import decayed
 
 if TYPE_CHECKING:
     from negotiation_platform.engine.match import Match
@@ -42,6 +42,18 @@ class Params(NamedTuple):
     max_cents: jax.Array
     seller_cost: jax.Array
     starting_price: jax.Array
+    twice_buyer_cents: jax.Array
+    """int32[rounds]: the whole cents of 2 × the buyer's BATNA in each round (its utility at price 0)."""
+    twice_buyer_fraction: jax.Array
+    """float32[rounds]: the fraction of a cent left over (in [0, 1)), computed like the engine's BATNA."""
+
+
+def twice_batna_cents(batna: float, decay: float, rounds: int) -> tuple[jax.Array, jax.Array]:
+    """2 × batna × (1 − decay) ** (r − 1) in cents for r = 1..rounds, split into whole cents (int32) and
+    the rest (float32): the buyer's payoff in cents is then an exact integer difference plus a fraction."""
+    twice = [2 * batna * (1 - decay) ** (r - 1) * 100 for r in range(1, rounds + 1)]
+    whole = np.floor(twice)
+    return jnp.asarray(whole, jnp.int32), jnp.asarray(np.subtract(twice, whole), jnp.float32)
 
 
 class Draws(NamedTuple):
@@ -82,6 +94,7 @@ class CompanyCarEnv(BaseKernel[State, Params]):
             jnp.int32(10_000_000),
             jnp.float32(36000),
             jnp.float32(45000),
+            *twice_batna_cents(41000, 0.015, rounds),
         )
 
     @classmethod
@@ -98,6 +111,7 @@ class CompanyCarEnv(BaseKernel[State, Params]):
             jnp.int32(round(config.max_price * 100)),
             jnp.float32(config.seller_cost),
             jnp.float32(config.starting_price),
+            *twice_batna_cents(config.buyer_batna, buyer_decay, config.rounds),
         )
         env = cls(config.rounds, params)
         return env, params
@@ -206,17 +220,14 @@ class CompanyCarEnv(BaseKernel[State, Params]):
         return Moved(moved)
 
     def payoffs(self, state: State, params: Params) -> jax.Array:
-        return company_car_utilities(
-            state.cents.astype(jnp.float32) / 100,
-            state.agree_round,
-            state.agreed,
-            state.buyer_seat,
-            params.buyer_batna,
-            params.seller_batna,
-            params.buyer_decay,
-            params.seller_decay,
-            self.rounds,
-        )
+        """By seat: the buyer's 2·BATNA(r) − p and the seller's p (BATNA(r) plus its surplus p − BATNA(r));
+        0 without a deal. The buyer's is an int32 difference in cents plus a fraction (see the module)."""
+        index = jnp.clip(state.agree_round - 1, 0, self.rounds - 1)
+        buyer_cents = entry(params.twice_buyer_cents, index) - state.cents
+        buyer = (buyer_cents.astype(jnp.float32) + entry(params.twice_buyer_fraction, index)) / 100
+        seller = state.cents.astype(jnp.float32) / 100
+        by_seat = jnp.where(state.buyer_seat == 0, jnp.stack([buyer, seller]), jnp.stack([seller, buyer]))
+        return jnp.where(state.agreed, by_seat, 0.0)
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:
         """The mover's kind uniform over its legal kinds and a uniform price, from one draw (only the

@@ -5,13 +5,24 @@ per-agent value is a dict keyed by name, spaces are asked
 per agent, and a policy sees one flat observation vector and one Discrete action. `make` wraps a
 kernel that way: the observation is every field of the kernel's observation except its masks,
 flattened to float32 in field order; the action is a flat code (`action_codes`) decoded into the
-kernel's action; `get_avail_actions` is the kernel's legal mask over those codes. The kernel
-params are fixed at `make` time (JaxMARL's methods take none). `jaxmarl` itself is not imported.
+kernel's action; `get_avail_actions` (and Hanabi's name for it, `get_legal_moves`) is the kernel's
+legal mask over those codes. The kernel params are fixed at `make` time (JaxMARL's methods take none).
+
+`MarlEnv` subclasses JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed (so `isinstance` checks and
+JaxMARL's wrappers accept it), else `LightMultiAgentEnv`, a base with the same interface.
+An observation space's `shape` is an int, the vector's length, as JaxMARL's Hanabi has it: its masked
+baseline builds `zeros((1, envs, shape))`, and the MPE one's `zeros(shape)` takes an int too.
 """
 
 from __future__ import annotations
 
-from typing import Any, Generic
+import contextlib
+import importlib.util
+import io
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic
 
 import jax
 import jax.numpy as jnp
@@ -41,20 +52,83 @@ AgentArrays = dict[str, jax.Array]
 """JaxMARL's per-agent values: one array per agent name (`dones` also has "__all__")."""
 
 
-class MarlEnv(Generic[StateT, ParamsT]):
+@dataclass(frozen=True)
+class VectorSpace:
+    """An agent's observation: an unbounded float32 vector of `shape` entries (an int, as in JaxMARL's Hanabi)."""
+
+    shape: int
+    low: float = -float("inf")
+    high: float = float("inf")
+    dtype: Any = jnp.float32
+
+    def sample(self, key: jax.Array) -> jax.Array:
+        """A standard normal draw (the space is unbounded)."""
+        return jax.random.normal(key, (self.shape,), self.dtype)
+
+    def contains(self, x: jax.Array) -> jax.Array:
+        return jnp.all(~jnp.isnan(x)) & (jnp.shape(x) == (self.shape,))
+
+
+class LightMultiAgentEnv:
+    """JaxMARL's `MultiAgentEnv` interface where `jaxmarl` is not installed: agents, their spaces, a name."""
+
+    def __init__(self, num_agents: int) -> None:
+        self.num_agents = num_agents
+        self.agents = [f"agent_{i}" for i in range(num_agents)]
+        self.observation_spaces: dict[str, VectorSpace] = {}
+        self.action_spaces: dict[str, spaces.Discrete] = {}
+
+    def observation_space(self, agent: str) -> VectorSpace:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+
+def _multi_agent_env() -> type:
+    """JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed, else `LightMultiAgentEnv`.
+
+    jaxmarl's package prints while importing its environments, and one of them swaps `sys.stdout`
+    meanwhile: file descriptor 1 itself points at the null device for the import, so none of it
+    reaches our stdout, which the CLI's JSON uses.
+    """
+    if importlib.util.find_spec("jaxmarl") is None:
+        return LightMultiAgentEnv
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(io.StringIO()):
+            os.dup2(null.fileno(), 1)
+            from jaxmarl.environments.multi_agent_env import MultiAgentEnv
+
+            sys.stdout.flush()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return MultiAgentEnv  # type: ignore[no-any-return]
+
+
+if TYPE_CHECKING:
+    MultiAgentEnvBase = LightMultiAgentEnv
+else:
+    MultiAgentEnvBase = _multi_agent_env()
+
+
+class MarlEnv(MultiAgentEnvBase, Generic[StateT, ParamsT]):
     """A kernel under JaxMARL's `MultiAgentEnv` interface (see the module docstring)."""
 
     def __init__(self, kernel: Env[StateT, ParamsT], params: ParamsT, price_levels: int = DEFAULT_PRICE_LEVELS) -> None:
+        super().__init__(kernel.num_agents)
         self.kernel = kernel
         self.params = params
-        self.num_agents = kernel.num_agents
-        self.agents = [f"agent_{i}" for i in range(self.num_agents)]
         self.codes: Codes = codes_for(kernel.action_space(params), price_levels)
         features = jax.eval_shape(lambda key: flat_features(kernel.reset(key, params)[0]), jax.random.key(0))
         self.obs_size = int(features.shape[1])
-        self.observation_spaces = {
-            agent: spaces.Box(-jnp.inf, jnp.inf, (self.obs_size,), jnp.float32) for agent in self.agents
-        }
+        self.observation_spaces = {agent: VectorSpace(self.obs_size) for agent in self.agents}
         self.action_spaces = {agent: spaces.Discrete(self.codes.n) for agent in self.agents}
 
     @property
@@ -64,12 +138,6 @@ class MarlEnv(Generic[StateT, ParamsT]):
     @property
     def agent_classes(self) -> dict[str, list[str]]:
         return {"players": list(self.agents)}
-
-    def observation_space(self, agent: str) -> spaces.Box:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
 
     def _per_agent(self, values: jax.Array) -> AgentArrays:
         return {agent: values[i] for i, agent in enumerate(self.agents)}
@@ -88,6 +156,10 @@ class MarlEnv(Generic[StateT, ParamsT]):
 
     def get_avail_actions(self, state: StateT) -> AgentArrays:
         return self._per_agent(self.stacked_avail_actions(state))
+
+    def get_legal_moves(self, state: StateT) -> AgentArrays:
+        """`get_avail_actions` under Hanabi's name, which JaxMARL's masked baseline (`ippo_ff_hanabi`) reads."""
+        return self.get_avail_actions(state)
 
     def step_env(
         self, key: jax.Array, state: StateT, actions: AgentArrays

@@ -49,28 +49,6 @@ def split_100_utilities(
     return jnp.where(agreed[..., None], split, 0.0)
 
 
-def company_car_utilities(
-    price: jax.Array,
-    round_number: jax.Array,
-    agreed: jax.Array,
-    buyer_seat: jax.Array,
-    buyer_batna: jax.Array,
-    seller_batna: jax.Array,
-    buyer_decay: jax.Array,
-    seller_decay: jax.Array,
-    rounds: int | None = None,
-) -> jax.Array:
-    """[..., 2] by seat: utility = BATNA(r) + surplus (buyer: BATNA − p, seller: p − BATNA); 0 without a deal.
-    `rounds` as in `decayed`."""
-    buyer_b = decayed(buyer_batna, buyer_decay, round_number, rounds)
-    seller_b = decayed(seller_batna, seller_decay, round_number, rounds)
-    buyer_u = buyer_b + (buyer_b - price)
-    seller_u = seller_b + (price - seller_b)
-    seat0 = jnp.where(buyer_seat == 0, buyer_u, seller_u)
-    seat1 = jnp.where(buyer_seat == 0, seller_u, buyer_u)
-    return jnp.where(agreed[..., None], jnp.stack([seat0, seat1], axis=-1), 0.0)
-
-
 def resource_allocation_utilities(gpu_hours: jax.Array, cpu_hours: jax.Array, coefficients: jax.Array) -> jax.Array:
     """[..., 2] by role (development, marketing): coefficients[role] · (gpu, cpu)."""
     plan = jnp.stack([gpu_hours, cpu_hours], axis=-1)

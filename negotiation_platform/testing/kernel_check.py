@@ -31,8 +31,9 @@ if TYPE_CHECKING:  # JAX is imported only when a check runs
 
 DEFAULT_SEEDS = range(5)
 DEFAULT_MAX_STEPS = 5_000
-TOLERANCE = 1e-5
-"""Relative tolerance of float comparisons (a kernel computes in float32, the engine in float64)."""
+TOLERANCE = 1e-6
+"""Relative (and absolute) tolerance of float comparisons: a kernel computes in float32, the engine in
+float64, so a kernel keeps its payoffs and features to float32's relative precision (no cancellation)."""
 
 HOOKS = ("table_observation", "table_action", "engine_draws")
 UNMODELLED = "check_kernel: a turn the kernel does not model (free talk)"
@@ -128,8 +129,8 @@ def check_kernel(
         call + (f", kernel={kernel.__name__})" if kernel is not None else ")"),
         observe=jax.jit(lambda state: env.observe(state, params)),
         replay=jax.jit(lambda state, actions, draws: _replay_step(env, state, actions, draws, params)),
-        legal_codes=jax.jit(lambda legal: codes.mask(legal[None], params)[0]),
-        decode=jax.jit(lambda code: codes.decode(code[None], params)[0]),
+        legal_codes=jax.jit(lambda legal: codes.mask(legal, params)),
+        decode=jax.jit(lambda code: codes.decode(code, params)),
     )
     for seed in seeds:
         match = Match(game_cls, [f"p{i}" for i in range(env.num_agents)], config=parsed, seed=seed)
@@ -147,10 +148,13 @@ def _play(kernel: _Kernel, match: Match, seed: int, limit: int) -> list[_Step]:
             for player in acting:
                 match.play_default(player, UNMODELLED)
             continue
-        rows = []
+        masks = np.stack([o["legal_action_mask"] for o in observations if o])  # every seat in one call
+        legal = iter(np.asarray(kernel.legal_codes(masks)))
+        picked = []
         for observation in observations:
-            legal = np.flatnonzero(kernel.legal_codes(observation["legal_action_mask"])) if observation else ()
-            rows.append(np.asarray(kernel.decode(np.int32(rng.choice(list(legal)) if len(legal) else 0))))
+            choices = np.flatnonzero(next(legal)) if observation else ()
+            picked.append(rng.choice(list(choices)) if len(choices) else 0)
+        rows = list(np.asarray(kernel.decode(np.array(picked, np.int32))))
         for player in acting:
             seat = match.players.index(player)
             name, payload = kernel.env.table_action(rows[seat], turns[seat])
@@ -165,11 +169,13 @@ def _play(kernel: _Kernel, match: Match, seed: int, limit: int) -> list[_Step]:
 
 def _replay(kernel: _Kernel, match: Match, seed: int, steps: list[_Step]) -> None:
     """The kernel from the engine's draws through the same actions, compared step by step."""
+    import jax
+
     env = kernel.env
     state = env.init_state(kernel.params, env.engine_draws(match))
     totals = np.zeros(env.num_agents)
     for index, played in enumerate(steps):
-        seen = kernel.observe(state)
+        seen = jax.device_get(kernel.observe(state))  # one transfer; indexing device arrays dispatches per field
         for seat, observation in enumerate(played.observations):
             for field, engine_value in observation.items():
                 kernel_value = np.asarray(seen[field][seat])
