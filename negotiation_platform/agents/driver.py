@@ -325,8 +325,7 @@ async def play_match(
 
 def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, JsonValue]]:
     """The events of the match's log that some of `seats` may see: all they were shown, or will be."""
-    ours = {seat.agent_id for seat in seats}
-    return [e for e in arena.events(match_id) if e["visible_to"] is None or not ours.isdisjoint(e["visible_to"])]
+    return arena.events(match_id, seen_by={seat.agent_id for seat in seats})
 
 
 async def _wait_for_clock(reached: SeatLink) -> None:
