@@ -397,7 +397,7 @@ class EventLog(_Events):
                     kind = _KIND_TEXTS[code]
                 else:
                     made, item = self._rebuilt(i, code, item, round_number)
-                    kind = made.value
+                    kind = _KIND_TEXTS[_CODE[made]]
                 seat = actors[i]
                 to = visible.get(i)
                 out.append(
