@@ -413,7 +413,7 @@ class EventLog(_Events):
                 )
         return out
 
-    def _rebuilt(self, i: int, code: int, item: Any, round_number: int) -> tuple[EventKind, Any]:
+    def _rebuilt(self, i: int, code: int, item: object, round_number: int) -> tuple[EventKind, object]:
         """The kind and data of an event whose data the log rebuilds (a round's start, a phase's end, the
         match's end) at index `i`, in a stretch of `round_number`."""
         if code == _ROUND_STARTED:
@@ -421,9 +421,10 @@ class EventLog(_Events):
         if code == _PHASE_ENDED:
             return EventKind.PHASE_ENDED, {}
         # the result is copied once, when first read (every seat reads it, often twice)
-        kind, item = EventKind.MATCH_ENDED, {"result": item.to_dict()}
-        self._codes[i], self._data[i] = _CODE[kind], item
-        return kind, item
+        assert isinstance(item, GameResult), "a match's end keeps its result until first read"
+        read = {"result": item.to_dict()}
+        self._codes[i], self._data[i] = _CODE[EventKind.MATCH_ENDED], read
+        return EventKind.MATCH_ENDED, read
 
 
 class LogTail(_Events):
