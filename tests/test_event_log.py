@@ -56,6 +56,31 @@ def test_events_read_back_with_their_round_phase_actor_and_data() -> None:
         log[8]
 
 
+def test_the_logs_dicts_are_its_events_to_dict_and_filter_by_who_may_see_them() -> None:
+    log = EventLog(["a", "b", "c"])
+    log.append(EventKind.MATCH_STARTED, None, {"players": ["a", "b", "c"]})
+    log.append_round_started(1)
+    log.enter(1, "talk")
+    log.append(EventKind.MESSAGE, "a", {"content": "hi", "to": ["b"]}, ("a", "b"))
+    log.append_action("c", "bid", {"x": 3, "y": "no"}, ("x", "y"), ("c",))
+    log.append_action("b", "accept", {}, (), default="forfeited")
+    log.append(EventKind.NOTICE, None, {"secret": 1}, ())
+    log.append_phase_ended()
+    log.append_round_started(2)
+    log.enter(2, "talk")
+    log.append_action("a", "propose", {"mine": 60}, ("mine",))
+    unread = [e.to_dict() for e in log]
+    assert log.dicts() == unread  # the same events, read before the end
+
+    result = GameResult("m", ["a", "b", "c"], "a", {"a": 1.0, "b": 0.0, "c": 0.0}, 2, {"deal": True}, True)
+    log.append_match_ended(result)
+    first = log.dicts()  # the first read of the end, straight from the columns
+    assert first == [e.to_dict() for e in log] and first[-1]["data"] == {"result": result.to_dict()}
+    assert [e["seq"] for e in log.dicts({"c"})] == [1, 2, 4, 5, 7, 8, 9, 10]
+    assert [e["seq"] for e in log.dicts({"a", "c"})] == [1, 2, 3, 4, 5, 7, 8, 9, 10]
+    assert [e["seq"] for e in log.dicts(set())] == [1, 2, 5, 7, 8, 9, 10]
+
+
 def test_payloads_of_one_many_and_no_plain_values_read_back_the_same_before_and_after_the_end() -> None:
     log = EventLog(PLAYERS)
     log.append_round_started(1)

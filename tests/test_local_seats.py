@@ -24,6 +24,7 @@ from negotiation_platform.agents.driver import (
     take_turn,
 )
 from negotiation_platform.arena import Arena
+from negotiation_platform.arena.arguments import MAX_ARGUMENT_CHARS, text_argument
 from negotiation_platform.arena.persistence import Persistence
 from negotiation_platform.arena.policy import ArenaPolicy
 from negotiation_platform.arena.seats import LocalSeat
@@ -272,3 +273,37 @@ async def test_the_seat_in_play_is_set_while_an_agent_decides_at_once_or_asynchr
     alice, bob = ([(s.agent_id, s.match_id) for s in agent.seen if s is not None] for agent in agents)
     assert alice == [("alice", result["match_id"])] * 3 and len(agents[0].seen) == 3
     assert bob == [("bob", result["match_id"])] and len(agents[1].seen) == 1
+
+
+async def test_a_games_own_clock_binds_local_seats_without_a_turn_timeout_and_no_clock_arms_no_timer() -> None:
+    arena = Arena()  # no turn timeout: only a clock of the game's own spec can run
+    timed = await arena.start_game("split_100", config={"seconds_per_turn": 0.1}, seed=1, name="alice")
+    await arena.join_game(timed["match_id"], name="bob")
+    alice = await arena.seat_for(timed["match_id"], timed["token"])
+    await alice.act("propose", {"mine": 60})  # bob's turn starts, on the spec's clock
+    later = await alice.turn((await alice.turn()).cursor, wait_seconds=3)  # bob never moves: the clock does
+    assert later.status == "finished"
+    assert any(e.data.get("timed_out") and e.actor == "bob" for e in later.events if e.kind.value == "action")
+
+    plain = await arena.start_game("split_100", seed=1, name="carol")
+    await arena.join_game(plain["match_id"], name="dave")
+    carol = await arena.seat_for(plain["match_id"], plain["token"])
+    acted = await carol.act("propose", {"mine": 60})
+    assert acted.acting == ["dave"] and not acted.your_turn
+    assert (await carol.turn()).deadline_seconds is None
+
+
+def test_text_arguments_are_refused_and_accepted_as_before() -> None:
+    assert text_argument("action_type", "propose") == "propose"
+    assert text_argument("content", "héllo") == "héllo"
+    for value, code in [
+        (7, ErrorCode.INVALID_ARGUMENT),
+        ("\ud800", ErrorCode.INVALID_ARGUMENT),
+        ("a" * (MAX_ARGUMENT_CHARS + 1), ErrorCode.INVALID_ARGUMENT),
+    ]:
+        with pytest.raises(NegotiationError) as refused:
+            text_argument("action_type", value)
+        assert refused.value.code is code
+    with pytest.raises(NegotiationError) as long_message:
+        text_argument("content", "a" * (MAX_ARGUMENT_CHARS + 1))
+    assert long_message.value.code is ErrorCode.MESSAGE_TOO_LONG

@@ -187,21 +187,24 @@ def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
         seen(_handed(agent, turn))
 
 
-def _handed(agent: Agent, turn: Mapping[str, Any]) -> dict[str, Any]:
+def _handed(agent: Agent, turn: Mapping[str, Any], in_place: bool | None = None) -> dict[str, Any]:
     """What `agent` is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
-    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats."""
-    if isinstance(turn, TurnState) and not reads_turn_in_place(agent):
+    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats.
+    `in_place`: `reads_turn_in_place(agent)`, when the caller already asked."""
+    if isinstance(turn, TurnState) and not (reads_turn_in_place(agent) if in_place is None else in_place):
         return dict(turn)
     return cast(dict[str, Any], turn)
 
 
-def _decide(agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any]) -> Decision | Awaitable[Decision]:
+def _decide(
+    agent: Agent, in_play: SeatInPlay, turn: Mapping[str, Any], in_place: bool
+) -> Decision | Awaitable[Decision]:
     """The agent's decision on `turn`, with `in_play` as the seat in play meanwhile: as the agent answered
     it, or for an asynchronous answer, what awaits it (see `_awaited`). An asynchronous answer may read
     the turn state after the match moved on: the state is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
-        decided = agent.decide(_handed(agent, turn))
+        decided = agent.decide(_handed(agent, turn, in_place))
         if isinstance(decided, Decision):
             return decided
         if isinstance(turn, TurnState):
@@ -232,14 +235,18 @@ async def take_turn(arena: ArenaApi, match_id: str, seat: SeatHandle, turn: Mapp
     and the last refusal logged, so a confused agent costs its turn, never the match.
     """
     reached = await link(arena, match_id, seat)
-    return await _take_turn(reached, SeatInPlay(arena, match_id, seat.agent_id, seat.token), seat.agent, turn)
+    in_play = SeatInPlay(arena, match_id, seat.agent_id, seat.token)
+    return await _take_turn(reached, in_play, seat.agent, turn, reads_turn_in_place(seat.agent))
 
 
-async def _take_turn(reached: SeatLink, in_play: SeatInPlay, agent: Agent, turn: Mapping[str, Any]) -> bool:
-    """`take_turn` with the seat already reached (`play_match` reaches each of its seats once)."""
+async def _take_turn(
+    reached: SeatLink, in_play: SeatInPlay, agent: Agent, turn: Mapping[str, Any], in_place: bool
+) -> bool:
+    """`take_turn` with the seat already reached and `in_place` already asked (`play_match` asks both once
+    per seat)."""
     refusal: NegotiationError | None = None
     for _ in range(MAX_ATTEMPTS):
-        decided = _decide(agent, in_play, turn)  # most agents answer at once: no coroutine to await then
+        decided = _decide(agent, in_play, turn, in_place)  # most agents answer at once: no coroutine to await then
         decision = decided if isinstance(decided, Decision) else await decided
         if decision.forfeit is not None:
             await _forfeit(reached, decision.forfeit)
@@ -291,13 +298,14 @@ async def play_match(
     links = [await link(arena, match_id, seat) for seat in seats]
     in_play = [SeatInPlay(arena, match_id, seat.agent_id, seat.token) for seat in seats]
     prompts = [reads_prompt(seat.agent) for seat in seats]
+    in_place = [reads_turn_in_place(seat.agent) for seat in seats]
     seen: dict[int, dict[str, JsonValue]] = {}
     """The union of the events the seats were shown (each turn state brings a seat's new ones); with
     every seat ours, that is the whole log. An in-process arena's host reads it from the log at the end."""
     host = arena if isinstance(arena, Arena) else None
     while True:
         moved = False
-        for seat, reached, playing, prompt in zip(seats, links, in_play, prompts, strict=True):
+        for seat, reached, playing, prompt, reads in zip(seats, links, in_play, prompts, in_place, strict=True):
             turn = await reached.turn(seat.cursor, include_prompt=prompt)
             seat.cursor = turn["cursor"]
             if host is None:
@@ -316,7 +324,7 @@ async def play_match(
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
             if turn["your_turn"]:
-                moved = await _take_turn(reached, playing, seat.agent, turn) or moved
+                moved = await _take_turn(reached, playing, seat.agent, turn, reads) or moved
             else:
                 observe(seat.agent, turn)
         if not moved:
@@ -325,8 +333,7 @@ async def play_match(
 
 def _shown_to(arena: Arena, match_id: str, seats: list[SeatHandle]) -> list[dict[str, JsonValue]]:
     """The events of the match's log that some of `seats` may see: all they were shown, or will be."""
-    ours = {seat.agent_id for seat in seats}
-    return [e for e in arena.events(match_id) if e["visible_to"] is None or not ours.isdisjoint(e["visible_to"])]
+    return arena.events(match_id, seen_by={seat.agent_id for seat in seats})
 
 
 async def _wait_for_clock(reached: SeatLink) -> None:

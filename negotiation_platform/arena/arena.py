@@ -28,7 +28,7 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Set
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -507,12 +507,13 @@ class Arena:
             records, next_cursor = page_of(held, query)
         return {"limits": self.policy.limits(), "matches": [listed(r) for r in records], "next_cursor": next_cursor}
 
-    def events(self, match_id: str) -> list[dict[str, Any]]:
-        """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat."""
+    def events(self, match_id: str, *, seen_by: Set[str] | None = None) -> list[dict[str, Any]]:
+        """The whole log of a match in memory, for its host (a CLI or a test), never exposed to a seat;
+        with `seen_by`, only the events one of those agents may see."""
         live = self._table.get(match_id)
         if live is None:
             raise unknown_match(match_id)
-        return [e.to_dict() for e in live.match.events] if live.match is not None else []
+        return live.match.events.dicts(seen_by) if live.match is not None else []
 
     # --- internals ------------------------------------------------------------------------
 

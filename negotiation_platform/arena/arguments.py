@@ -24,6 +24,8 @@ __all__ = ["MAX_ARGUMENT_CHARS", "MAX_PAGE"]
 
 def text_argument(name: str, value: object) -> str:
     """`value`, a string of at most `MAX_ARGUMENT_CHARS` characters that UTF-8 can carry, or the refusal."""
+    if type(value) is str and value.isascii() and len(value) <= MAX_ARGUMENT_CHARS:
+        return value  # ASCII is Unicode text: what the checks below conclude, without them
     if not isinstance(value, str):
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"`{name}` must be a string.")
     if len(value) > MAX_ARGUMENT_CHARS:

@@ -89,6 +89,9 @@ class TurnClocks:
                 live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
             if match.finished and live.finished_at is None:
                 live.finished_at = self._clock()
+            if live.timer is None and self._policy.turn_timeout is None and not match.clocked:
+                live.signal()  # no clock can run in this match: there is no timer to arm
+                return
         self._arm(live)
         live.signal()
 

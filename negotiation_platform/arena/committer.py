@@ -79,8 +79,10 @@ class Committer:
 
     def play_and_save(self, live: LiveMatch, before: int, **change: Unpack[Change]) -> None:
         """Default moves for seats that left, then the store write of everything since `before`."""
-        play_for_absent(live)
-        self.save(live, before, **change)
+        if live.left:
+            play_for_absent(live)
+        if self._table.persistence is not None:
+            self.save(live, before, **change)
 
     def save_seat(self, live: LiveMatch, seat: Seat) -> None:
         """Write a seat just taken: the whole match with its first seat, else the seat (and a start)."""

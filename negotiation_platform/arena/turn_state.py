@@ -241,15 +241,23 @@ class Acted:
     """What a seat's change did: the match's status and who acts now, and the events it caused that the
     seat may see (a page of them, made when read)."""
 
-    __slots__ = ("_agent_id", "_before", "_match", "_until", "acting", "status", "your_turn")
+    __slots__ = ("_acting", "_agent_id", "_before", "_match", "_until", "status")
 
     def __init__(self, live: LiveMatch, seat: Seat, before: int) -> None:
         match = live.match
         assert match is not None
         self._match, self._agent_id, self._before, self._until = match, seat.agent_id, before, len(match.events)
         self.status = "running" if match.result is None else "finished"  # `live.status` of a match that started
-        self.acting = match.acting()
-        self.your_turn = seat.agent_id in self.acting
+        self._acting = match.acting_now()  # the tuple as it is now: the listed `acting` is made when read
+
+    @property
+    def acting(self) -> list[str]:
+        """Who acts now (as the change left the match)."""
+        return list(self._acting)
+
+    @property
+    def your_turn(self) -> bool:
+        return self._agent_id in self._acting
 
     @property
     def events(self) -> list[Event]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from typing import Any, overload
 
 from negotiation_platform.engine.events import Event, EventKind
@@ -30,6 +30,9 @@ _ROUND_STARTED = len(_KINDS)
 _PHASE_ENDED = _ROUND_STARTED + 1
 _MATCH_ENDED = _ROUND_STARTED + 2
 _PHASE_STARTED = _CODE[EventKind.PHASE_STARTED]
+_KIND_TEXTS = tuple(kind.value for kind in _KINDS)
+"""Each code's kind as the text `Event.to_dict` writes."""
+_ACTION_TEXT = EventKind.ACTION.value
 _FIRST_ACTION = 32
 """Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
@@ -356,19 +359,72 @@ class EventLog(_Events):
                 kind, item = EventKind.ACTION, action_record(action, _read_payload(item, action[1]))
             elif code < _ROUND_STARTED:
                 kind = _KINDS[code]
-            elif code == _ROUND_STARTED:
-                kind, item = EventKind.ROUND_STARTED, {"round": round_number}
-            elif code == _PHASE_ENDED:
-                kind, item = EventKind.PHASE_ENDED, {}
-            else:  # the result is copied once, when first read (every seat reads it, often twice)
-                kind, item = EventKind.MATCH_ENDED, {"result": item.to_dict()}
-                codes[i], data[i] = _CODE[kind], item
+            else:
+                kind, item = self._rebuilt(i, code, item, round_number)
             seat = actors[i]
             actor = None if seat == _NOBODY else players[seat]
             events.append(
                 _new_event(Event, (i + 1, kind, round_number, phase, actor, item, visible.get(i) if visible else None))
             )
         return events
+
+    def dicts(self, seen_by: Set[str] | None = None) -> list[dict[str, Any]]:
+        """Every event as `Event.to_dict()` writes it, or with `seen_by` those one of these players may
+        see, made straight from the columns (a whole log read in order: no `Event`s in between)."""
+        starts, rounds, phases = self._frame_starts, self._frame_rounds, self._frame_phases
+        codes, actors, data, visible, players, action_kinds = (
+            self._codes,
+            self._actors,
+            self._data,
+            self._visible or {},
+            self._players,
+            self._action_kinds,
+        )
+        hidden = visible if seen_by is not None else {}
+        out: list[dict[str, Any]] = []
+        last = len(starts) - 1
+        for frame, first in enumerate(starts):
+            round_number, phase = rounds[frame], phases[frame]
+            for i in range(first, starts[frame + 1] if frame < last else len(codes)):
+                shown = hidden.get(i)
+                if shown is not None and seen_by is not None and seen_by.isdisjoint(shown):
+                    continue
+                code, item = codes[i], data[i]
+                if code >= _FIRST_ACTION:
+                    action = action_kinds[code - _FIRST_ACTION]
+                    kind, item = _ACTION_TEXT, action_record(action, _read_payload(item, action[1]))
+                elif code < _ROUND_STARTED:
+                    kind = _KIND_TEXTS[code]
+                else:
+                    made, item = self._rebuilt(i, code, item, round_number)
+                    kind = _KIND_TEXTS[_CODE[made]]
+                seat = actors[i]
+                to = visible.get(i)
+                out.append(
+                    {
+                        "seq": i + 1,
+                        "kind": kind,
+                        "round": round_number,
+                        "phase": phase,
+                        "actor": None if seat == _NOBODY else players[seat],
+                        "data": item,
+                        "visible_to": None if to is None else list(to),
+                    }
+                )
+        return out
+
+    def _rebuilt(self, i: int, code: int, item: object, round_number: int) -> tuple[EventKind, object]:
+        """The kind and data of an event whose data the log rebuilds (a round's start, a phase's end, the
+        match's end) at index `i`, in a stretch of `round_number`."""
+        if code == _ROUND_STARTED:
+            return EventKind.ROUND_STARTED, {"round": round_number}
+        if code == _PHASE_ENDED:
+            return EventKind.PHASE_ENDED, {}
+        # the result is copied once, when first read (every seat reads it, often twice)
+        assert isinstance(item, GameResult), "a match's end keeps its result until first read"
+        read = {"result": item.to_dict()}
+        self._codes[i], self._data[i] = _CODE[EventKind.MATCH_ENDED], read
+        return EventKind.MATCH_ENDED, read
 
 
 class LogTail(_Events):

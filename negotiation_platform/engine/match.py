@@ -116,6 +116,16 @@ class Match:
         run = self._run
         return list(run.acting_now) if run is not None and self.result is None else []
 
+    def acting_now(self) -> tuple[str, ...]:
+        """`acting()` as a tuple: a snapshot that later moves leave as it is (they replace it)."""
+        run = self._run
+        return run.acting_now if run is not None and self.result is None else ()
+
+    @property
+    def clocked(self) -> bool:
+        """Whether some phase of the game has a clock: without one, `deadline` is always None."""
+        return self._plan.clocked
+
     @property
     def deadline(self) -> float | None:
         """When the current turn (or phase) times out, on the injected clock."""

@@ -83,7 +83,7 @@ class PhasePlan:
 class SpecPlan:
     """A spec's phases as plans, and what holds for all of them."""
 
-    __slots__ = ("draws_orders", "every_round", "game_orders", "phases", "spec")
+    __slots__ = ("clocked", "draws_orders", "every_round", "game_orders", "phases", "spec")
 
     def __init__(self, spec: GameSpec) -> None:
         self.spec = spec
@@ -95,6 +95,8 @@ class SpecPlan:
             p.turn_order is TurnOrder.ALTERNATING and p.start is StartRule.GAME_DECIDES for p in spec.phases
         )
         """Whether some phase leaves its turn order to the game (`contract.game_orders` asks or refuses)."""
+        self.clocked = any(p.seconds_per_turn is not None for p in self.phases)
+        """Whether some phase has a clock (else a match of the spec never has a deadline)."""
 
 
 _MAX_PLANS = 1024
