@@ -15,7 +15,11 @@ rollout at each batch), and each ratio is the median of the rounds' ratios, so b
 ratio are measured under the same load on a shared machine.
 
     python benchmarks/kernels.py [--games split_100 company_car …] [--engine-seconds 2] [--batches 1 64 4096]
-                                 [--rounds 5] [--device cpu|gpu]
+                                 [--rounds 5] [--device cpu|gpu] [--formulation cpu|accelerator]
+                                 [--footprint-only]
+
+First it prints each kernel's footprint in every formulation it has (`kernels.footprint`): the `while`
+loops of its compiled one-step rollout, and the bytes of one match's state and observations.
 
 With `jaxmarl` installed (the `rl` extra) it then prints AdaSociety and two coin games beside
 JaxMARL's Overcooked and coin_game at the batches of 4,096 and more (`jaxmarl_side_by_side.py`).
@@ -36,8 +40,9 @@ from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.kernels import kernel_for, kernel_games
+from negotiation_platform.kernels.footprint import match_bytes, step_loops
 from negotiation_platform.kernels.rollout import reset_batch, rollout
-from negotiation_platform.registry import Registry
+from negotiation_platform.registry import FORMULATIONS, FormulatedKernelFactory, Registry
 
 BATCHES = (1, 64, 4096, 65536)
 TRIES = 20
@@ -87,8 +92,8 @@ class Engine:
 class Kernel:
     """The kernel's random rollout at one batch size, compiled once, timed one rollout at a time."""
 
-    def __init__(self, registry: Registry, game_id: str, batch: int) -> None:
-        self.env, self.params = kernel_for(registry, game_id)
+    def __init__(self, registry: Registry, game_id: str, batch: int, formulation: str | None) -> None:
+        self.env, self.params = kernel_for(registry, game_id, formulation=formulation)
         self.batch = batch
         self.steps = max(100, min(2000, 2_000_000 // batch))
         _, self.state = reset_batch(self.env, jax.random.key(0), self.params, batch)
@@ -109,11 +114,25 @@ def moves_per_match(env: object, kernel_steps_per_match: float, engine_moves_per
     return kernel_steps_per_match if hasattr(env, "current_player") else engine_moves_per_match
 
 
-def compare(registry: Registry, game_id: str, batches: list[int], engine_seconds: float, rounds: int) -> None:
+def footprints(registry: Registry, games: list[str]) -> None:
+    """Print each game's kernel footprint in each of its formulations (one, for a kernel that has one)."""
+    print(f"{'kernel':>16} {'formulation':>12} {'while loops':>12} {'state B':>8} {'observation B':>14}")
+    for game_id in games:
+        factory = kernel_games(registry)[game_id]
+        for formulation in FORMULATIONS if isinstance(factory, FormulatedKernelFactory) else ("(one)",):
+            env, params = kernel_for(registry, game_id, formulation=None if formulation == "(one)" else formulation)
+            state, observation = match_bytes(env, params)
+            loops = step_loops(env, params)
+            print(f"{game_id:>16} {formulation:>12} {loops:>12} {state:>8,} {observation:>14,}")
+
+
+def compare(
+    registry: Registry, game_id: str, batches: list[int], engine_seconds: float, rounds: int, formulation: str | None
+) -> None:
     """Time the engine and the kernel at every batch in `rounds` interleaved rounds, and print each
     batch's medians and its median ratio over the rounds (a ratio of two timings taken side by side)."""
     engine = Engine(registry, game_id)
-    kernels = [Kernel(registry, game_id, batch) for batch in batches]
+    kernels = [Kernel(registry, game_id, batch, formulation) for batch in batches]
     samples: list[tuple[tuple[int, int, float], list[tuple[int, int, float]]]] = []
     for round_index in range(rounds):
         engine_sample = engine.run(engine_seconds / rounds)
@@ -144,11 +163,18 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="*", default=list(BATCHES))
     parser.add_argument("--rounds", type=int, default=5, help="interleaved engine/kernel rounds per game")
     parser.add_argument("--device", choices=["cpu", "gpu"], default=None, help="where kernels run (default: JAX's)")
+    parser.add_argument(
+        "--formulation", choices=FORMULATIONS, default=None, help="the kernels' formulation (default: by backend)"
+    )
+    parser.add_argument("--footprint-only", action="store_true", help="print the footprints, time nothing")
     args = parser.parse_args()
     with jax.default_device(jax.devices(args.device)[0] if args.device else None):
         print(f"devices: {jax.devices(args.device)}")
+        footprints(registry, args.games)
+        if args.footprint_only:
+            return
         for game_id in args.games:
-            compare(registry, game_id, args.batches, args.engine_seconds, args.rounds)
+            compare(registry, game_id, args.batches, args.engine_seconds, args.rounds, args.formulation)
         if importlib.util.find_spec("jaxmarl") is not None:
             from jaxmarl_side_by_side import side_by_side
 

@@ -173,6 +173,17 @@ def test_distinct_indices_are_distinct_and_every_ordered_draw_equally_likely() -
         assert len(set(cells.tolist())) == n and cells.min() >= 0 and cells.max() < count
 
 
+def test_the_unrolled_distinct_indices_are_the_looped_ones() -> None:
+    """The accelerator's loop-free draw gives, key for key, what the loop gives."""
+    from negotiation_platform.kernels.sampling import distinct_indices, distinct_indices_unrolled
+
+    keys = jax.random.split(jax.random.key(5), 200)
+    for count, n in ((49, 41), (49, 4), (6, 6), (225, 29)):
+        looped = jax.jit(jax.vmap(lambda key, c=count, k=n: distinct_indices(key, c, k)))(keys)
+        unrolled = jax.jit(jax.vmap(lambda key, c=count, k=n: distinct_indices_unrolled(key, c, k)))(keys)
+        assert np.asarray(looped).tolist() == np.asarray(unrolled).tolist(), (count, n)
+
+
 def test_once_are_the_values() -> None:
     from negotiation_platform.kernels.sampling import computed_once
 

@@ -3,6 +3,9 @@
 A plugin returns {game_id: KernelFactory}, functions that import their kernel (and JAX) only when
 called, so registering kernels never imports JAX. `make` loads only the games entry-point group:
 kernels come with the games they play, and the transports' and agents' plugins are not needed.
+
+A kernel may come in two formulations (`FORMULATIONS`, a `FormulatedKernelFactory`): "cpu" and
+"accelerator". Unless one is asked for, JAX's default backend chooses (`default_formulation`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.registry import KernelFactory, Registry
+from negotiation_platform.registry import FORMULATIONS, FormulatedKernelFactory, KernelFactory, Registry
 from negotiation_platform.registry.registry import GAMES_GROUP
 
 if TYPE_CHECKING:  # typing only: listing the kernel games must not import JAX
@@ -25,17 +28,35 @@ def kernel_games(registry: Registry) -> dict[str, KernelFactory]:
     return registry.kernels()
 
 
-def kernel_for(registry: Registry, game_id: str, config: Mapping[str, object] | None = None) -> Kernel:
-    """(env, params) for a game under `config` (validated by the game's own Config)."""
+def default_formulation() -> str:
+    """ "cpu" where JAX runs on the CPU, "accelerator" on any other backend (GPU, TPU)."""
+    import jax
+
+    return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+
+
+def kernel_for(
+    registry: Registry, game_id: str, config: Mapping[str, object] | None = None, *, formulation: str | None = None
+) -> Kernel:
+    """(env, params) for a game under `config` (validated by the game's own Config), in `formulation`
+    (None: `default_formulation()`; a kernel with one formulation serves both)."""
+    if formulation is not None and formulation not in FORMULATIONS:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"No kernel formulation {formulation!r}; choose one of {list(FORMULATIONS)}."
+        )
     factories = kernel_games(registry)
     factory = factories.get(game_id)
     if factory is None:
         raise NegotiationError(
             ErrorCode.UNKNOWN_GAME, f"No kernel for {game_id!r}; kernels exist for {sorted(factories)}."
         )
-    return cast("Kernel", factory(registry.game(game_id).cls.parse_config(config)))
+    parsed = registry.game(game_id).cls.parse_config(config)
+    if isinstance(factory, FormulatedKernelFactory):
+        return cast("Kernel", factory(parsed, formulation=formulation or default_formulation()))
+    return cast("Kernel", factory(parsed))
 
 
-def make(game_id: str, *, registry: Registry | None = None, **config: object) -> Kernel:
-    """(env, params) for `game_id` with config overrides, as gymnax's `make` — e.g. `make("split_100", rounds=4)`."""
-    return kernel_for(registry or Registry(groups=(GAMES_GROUP,)), game_id, config or None)
+def make(game_id: str, *, registry: Registry | None = None, formulation: str | None = None, **config: object) -> Kernel:
+    """(env, params) for `game_id` with config overrides, as gymnax's `make` — e.g. `make("split_100", rounds=4)`,
+    `make("adasociety", formulation="accelerator")`."""
+    return kernel_for(registry or Registry(groups=(GAMES_GROUP,)), game_id, config or None, formulation=formulation)

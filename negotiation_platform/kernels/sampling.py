@@ -93,7 +93,7 @@ def distinct_indices(key: jax.Array, count: int, n: int) -> jax.Array:
     them, one pass of a loop per index. `threefry.permutation` sorts, and a sort of a row is a slow
     kernel on a CPU.
     """
-    ranks = _below(threefry.bits(key, (n,)), count - jnp.arange(n, dtype=jnp.int32))
+    ranks = _ranks(key, count, n)
     free = packed(jnp.ones(count, bool))
 
     def draw(i: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
@@ -105,6 +105,22 @@ def distinct_indices(key: jax.Array, count: int, n: int) -> jax.Array:
 
     drawn: jax.Array = jax.lax.fori_loop(0, n, draw, (free, jnp.zeros(n, jnp.int32)))[1]
     return drawn
+
+
+def distinct_indices_unrolled(key: jax.Array, count: int, n: int) -> jax.Array:
+    """`distinct_indices` (the same indices from the same key) with no loop: the ranks are a Lehmer
+    code, decoded from the last digit back, each step one vector select over all `n` (n − 1 steps,
+    unrolled: straight-line work for an accelerator, where each pass of a loop waits on the device)."""
+    drawn = _ranks(key, count, n)
+    later = jnp.arange(n)
+    for digit in range(n - 2, -1, -1):  # each earlier index pushes past the later ones at or above it
+        drawn = jnp.where((later > digit) & (drawn >= drawn[digit]), drawn + 1, drawn)
+    return drawn
+
+
+def _ranks(key: jax.Array, count: int, n: int) -> jax.Array:
+    """The rank of each of `n` draws among the indices below `count` not drawn before it."""
+    return _below(threefry.bits(key, (n,)), count - jnp.arange(n, dtype=jnp.int32))
 
 
 def _nth_set_bit(words: jax.Array, n: jax.Array) -> jax.Array:

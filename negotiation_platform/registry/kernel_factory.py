@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # typing only: this module must not import JAX
     from negotiation_platform.games.base_game import GameConfig
@@ -26,6 +26,23 @@ class KernelFactory(Protocol):
 
     def __call__(self, config: GameConfig, /) -> Kernel:
         """(kernel, params) for `config`."""
+        ...
+
+
+FORMULATIONS = ("cpu", "accelerator")
+"""How a kernel may be written: "cpu" (loops that stop as soon as the data allows, skipped work) or
+"accelerator" (fixed-trip or masked work, compact dtypes: no pass waits on the device)."""
+
+
+@runtime_checkable
+class FormulatedKernelFactory(Protocol):
+    """A `KernelFactory` whose kernel comes in each of `FORMULATIONS` (the same rules, step for step);
+    a factory without one builds a kernel that serves as both."""
+
+    formulations: tuple[str, ...]
+
+    def __call__(self, config: GameConfig, /, formulation: str = "cpu") -> Kernel:
+        """(kernel, params) for `config` in `formulation`."""
         ...
 
 

@@ -10,8 +10,8 @@ asked for (needs JAX).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -32,6 +32,8 @@ OFFSETS = np.array(list(DIRECTIONS.values()), dtype=np.int32)
 
 Groups = tuple[jax.Array, jax.Array, jax.Array]
 """Each player's group id and share, and the next unused id."""
+
+T = TypeVar("T")
 
 
 class Params(NamedTuple):
@@ -94,7 +96,13 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
 
     `step` is its own: a step's collision priority can be given (`transition`), and a finished
     match is frozen by turning every action into stay, which keeps the map as it is without a
-    select over the whole state."""
+    select over the whole state.
+
+    This is the CPU formulation: its loops run only as long as the data needs (`_only_if`,
+    `_fixed_point`, `_each_pair`, `_distinct`). `negotiation_adasociety.accelerator` holds the same
+    rules with fixed work in their place."""
+
+    formulation = "cpu"
 
     reset_when_any_done = True  # every match lasts exactly max_length steps
 
@@ -145,7 +153,7 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         keys = threefry.split(key, 3)
         cells = self.size * self.size
         counts = (params.pile_resource.shape[0], params.event_recipe.shape[0], self.num_agents)
-        return Draws(*(distinct_indices(k, cells, n) for k, n in zip(keys, counts, strict=True)))
+        return Draws(*(self._distinct(k, cells, n) for k, n in zip(keys, counts, strict=True)))
 
     def init_state(self, params: Params, draws: Draws) -> State:
         cells, n = self.size * self.size, self.num_agents
@@ -194,8 +202,8 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         negotiating = state.time < self.negotiation_steps
         none = jnp.zeros((self.num_agents, bitmasks.words_for(self.num_actions)), jnp.uint32)
         # each phase's bits only in steps of that phase: the other phase's work is skipped
-        social = only_if(negotiating, lambda: self._social_bits(state), none)
-        return social | only_if(~negotiating, lambda: self._physical_bits(state, params), none)
+        social = self._only_if(negotiating, lambda: self._social_bits(state), none)
+        return social | self._only_if(~negotiating, lambda: self._physical_bits(state, params), none)
 
     def _physical_bits(self, state: State, params: Params) -> jax.Array:
         inventory, here = state.inventory, state.position
@@ -250,7 +258,7 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         # only the fields bargaining changes go through the loop, not the whole state (the piles with it)
         before = {name: getattr(moved, name) for name in BONDS}
         social = moved._replace(
-            **only_if(state.time < self.negotiation_steps, lambda: self._social(moved, actions), before)
+            **self._only_if(state.time < self.negotiation_steps, lambda: self._social(moved, actions), before)
         )
         same = (social.group[:, None] == social.group[None, :]) & (social.group[:, None] >= 0)
         pooled = same.astype(jnp.float32) @ raw
@@ -282,8 +290,8 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
 
     def _moves(self, position: jax.Array, actions: jax.Array, priority: jax.Array) -> jax.Array:
         """Greatest fixed point: a mover enters its target if it is the target's highest-priority mover and
-        the target is empty or its occupant enters its own target. Iterated until nothing changes (each
-        pass only turns movers away, so at most one pass per player), mostly a pass or two."""
+        the target is empty or its occupant enters its own target, iterated from the winners (each pass
+        only turns movers away, so at most one pass per player changes anything)."""
         size = self.size
         moving = actions < STAY
         offset = jnp.asarray(OFFSETS)[jnp.minimum(actions, 3)]
@@ -295,14 +303,7 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         has_occupant = occupied.any(axis=1)
         occupant = jnp.argmax(occupied, axis=1)
 
-        def unsettled(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
-            return jnp.any(carry[0] != carry[1])
-
-        def settle(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-            enters = carry[1]
-            return enters, winner & (~has_occupant | enters[occupant])
-
-        _, enters = jax.lax.while_loop(unsettled, settle, (jnp.zeros_like(winner), winner))
+        enters = self._fixed_point(lambda enters: winner & (~has_occupant | enters[occupant]), winner)
         return jnp.where(enters, target, position)
 
     def _social(self, state: State, actions: jax.Array) -> dict[str, jax.Array]:
@@ -355,10 +356,8 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         standing: jax.Array,
     ) -> Groups:
         """Accepted pairs join, in order of their lower id: a new group, a loner joining, or the higher
-        id's group moving into the lower id's. (A loop over the pairs' lower ids, with selects rather
-        than scatters: cheap under vmap, and no pass at all on the many steps without an accepted pair.
-        Unrolled over players, each pass read the others' groups of the pass before, and XLA on a CPU
-        recomputed that chain for every entry.)"""
+        id's group moving into the lower id's (`_each_pair`); a pass for a player who opens no pair
+        changes nothing."""
         players = jnp.arange(self.num_agents)
         pairs = accepts[:, None] & (partner[:, None] == players[None, :])  # [accepter, proposer]
         pairs = pairs | pairs.T  # symmetric: i and j were one accepted pair
@@ -382,6 +381,32 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
             return group, jnp.where(takes_value, value, share), next_group + fresh.astype(jnp.int32)
 
         opens = jnp.any(pairs & (players[None, :] > players[:, None]), axis=1)  # the lower id of a pair
+        return self._each_pair(opens, join, (group, share, next_group))
+
+    # --- the loops, as the CPU formulation runs them ------------------------------------------
+
+    def _only_if(self, needed: jax.Array, compute: Callable[[], T], otherwise: T) -> T:
+        """`compute()` where `needed`, else `otherwise`: no pass in a batch where no match needs it."""
+        return only_if(needed, compute, otherwise)
+
+    def _fixed_point(self, step: Callable[[jax.Array], jax.Array], start: jax.Array) -> jax.Array:
+        """`step` applied from `start` until nothing changes (`step` only clears bits, and is monotone)."""
+
+        def unsettled(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+            return jnp.any(carry[0] != carry[1])
+
+        def settle(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+            return carry[1], step(carry[1])
+
+        settled: jax.Array = jax.lax.while_loop(unsettled, settle, (jnp.zeros_like(start), start))[1]
+        return settled
+
+    def _each_pair(self, opens: jax.Array, join: Callable[[jax.Array, Groups], Groups], groups: Groups) -> Groups:
+        """`join` for each player that `opens` a pair, in id order, with no pass for the others. (A loop
+        over the pairs' lower ids, with selects rather than scatters: cheap under vmap, and no pass at
+        all on the many steps without an accepted pair. Unrolled over players, each pass read the
+        others' groups of the pass before, and XLA on a CPU recomputed that chain for every entry.)"""
+        players = jnp.arange(self.num_agents)
 
         def pending(carry: tuple[jax.Array, Groups]) -> jax.Array:
             return jnp.any(opens & (players >= carry[0]))
@@ -390,8 +415,12 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
             first = jnp.argmax(opens & (players >= carry[0]))
             return first + 1, join(first, carry[1])
 
-        _, groups = jax.lax.while_loop(pending, next_pair, (jnp.int32(0), (group, share, next_group)))
-        return groups
+        joined: Groups = jax.lax.while_loop(pending, next_pair, (jnp.int32(0), groups))[1]
+        return joined
+
+    def _distinct(self, key: jax.Array, count: int, n: int) -> jax.Array:
+        """`n` distinct cells below `count` (`sampling.distinct_indices`)."""
+        return distinct_indices(key, count, n)
 
     # --- observations ---------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from negotiation_adasociety.config import AdaSocietyConfig
 from negotiation_adasociety.game import AdaSocietyGame, AdaSocietyHardGame
 from negotiation_adasociety.gatherer import GathererAgent
 from negotiation_platform.games.base_game import GameConfig
-from negotiation_platform.registry import KernelFactory, hookimpl
+from negotiation_platform.registry import FORMULATIONS, KernelFactory, hookimpl
 
 if TYPE_CHECKING:
     from negotiation_platform.registry.kernel_factory import Kernel
@@ -24,11 +24,23 @@ def register_agents() -> dict[str, Any]:
     return {"gatherer": GathererAgent}
 
 
-def adasociety_kernel(config: GameConfig) -> Kernel:
-    """Either preset's kernel (the config says which); imports the kernel (and JAX) only when called."""
-    from negotiation_adasociety.kernels import AdaSocietyEnv
+class AdaSocietyKernel:
+    """Either preset's kernel (the config says which) in either formulation (`FORMULATIONS`): the CPU
+    one, or the accelerator one (`negotiation_adasociety.accelerator`). Imports the kernel (and JAX)
+    only when called."""
 
-    return AdaSocietyEnv.from_config(cast(AdaSocietyConfig, config))
+    formulations = FORMULATIONS
+
+    def __call__(self, config: GameConfig, /, formulation: str = "cpu") -> Kernel:
+        from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
+        from negotiation_adasociety.kernels import AdaSocietyEnv
+
+        kernel = AcceleratorAdaSocietyEnv if formulation == "accelerator" else AdaSocietyEnv
+        return kernel.from_config(cast(AdaSocietyConfig, config))
+
+
+adasociety_kernel = AdaSocietyKernel()
+"""The factory both AdaSociety games register."""
 
 
 @hookimpl

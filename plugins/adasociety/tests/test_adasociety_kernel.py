@@ -1,4 +1,5 @@
-"""The JAX kernel against the engine, step by step: same map, same actions, same collision draws."""
+"""The JAX kernel against the engine, step by step: same map, same actions, same collision draws; the
+accelerator formulation also against the CPU one, array for array."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from negotiation_adasociety import AdaSocietyGame, AdaSocietyHardGame
+from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
 from negotiation_adasociety.encoding import decode, encode
 from negotiation_adasociety.kernels import AdaSocietyEnv
 from negotiation_adasociety.world import Draws as EngineDraws
@@ -24,6 +26,9 @@ from tests.kernel_jit import compiled
 
 WEIGHTS = {"accept": 6.0, "pick": 4.0, "produce": 4.0, "dump": 2.0, "end": 0.5}
 """A random policy that bargains, accepts and handles items often, so episodes exercise every rule."""
+
+FORMULATIONS = pytest.mark.parametrize("kernel", [AdaSocietyEnv, AcceleratorAdaSocietyEnv], ids=["cpu", "accelerator"])
+"""Both formulations of the kernel, each checked against the engine (the accelerator one also against the CPU one)."""
 
 
 class Twin:
@@ -37,6 +42,7 @@ class Twin:
         *,
         config: dict[str, Any] | None = None,
         player_cells: list[int] | None = None,
+        kernel: type[AdaSocietyEnv] = AdaSocietyEnv,
     ) -> None:
         self.match = Match(game_cls, players, config=config, seed=seed)
         game = self.match.game
@@ -44,12 +50,15 @@ class Twin:
         if player_cells is not None:
             game.use_draws(EngineDraws(**{**game.initial_draws, "player_cells": tuple(player_cells)}))
         self.game, self.players = game, players
-        self.env, self.params = AdaSocietyEnv.from_config(game.settings)
+        self.env, self.params = kernel.from_config(game.settings)
         self.state = self.env.init_state(self.params, self.env.engine_draws(self.match))
         # compiled once per config, for every twin and Hypothesis example
         self.transition = compiled(self.env, "transition")
         self.legal_mask = compiled(self.env, "legal_mask")
         self.observations = compiled(self.env, "observe")
+        self.beside_cpu = kernel is not AdaSocietyEnv  # then the CPU formulation is stepped alongside
+        self.cpu = AdaSocietyEnv.from_config(game.settings)[0]
+        self.cpu_state = self.cpu.init_state(self.params, self.cpu.engine_draws(self.match))
 
     def step(self, actions: dict[str, tuple[str, dict[str, Any]]]) -> None:
         """Both sides take the same actions; then every array and every reward must agree."""
@@ -67,6 +76,12 @@ class Twin:
         assert int(out.info["illegal"]) == 0
         np.testing.assert_allclose(np.asarray(out.rewards), self.game.last_rewards, atol=1e-4)
         self.assert_same_state()
+        if self.beside_cpu:
+            cpu = compiled(self.cpu, "transition")(self.cpu_state, jnp.array(indices, jnp.int32), priority, self.params)
+            self.cpu_state = cpu.state
+            assert np.asarray(out.rewards).tolist() == np.asarray(cpu.rewards).tolist()
+            for name, value in self.state._asdict().items():
+                assert np.asarray(value).tolist() == np.asarray(getattr(cpu.state, name)).tolist(), name
 
     def assert_same_state(self) -> None:
         engine, kernel = self.game.kernel_arrays(), self.state
@@ -92,10 +107,11 @@ class Twin:
         return chosen
 
 
+@FORMULATIONS
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_random_episodes_agree_step_by_step(seed: int) -> None:
-    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed)
+def test_random_episodes_agree_step_by_step(kernel: type[AdaSocietyEnv], seed: int) -> None:
+    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed, kernel=kernel)
     rng = random.Random(seed)
     twin.assert_same_observations()
     while not twin.match.finished:
@@ -114,10 +130,11 @@ def test_the_hard_preset_agrees_too() -> None:
     twin.assert_same_observations()
 
 
-def test_same_step_accepts_compound_identically() -> None:
+@FORMULATIONS
+def test_same_step_accepts_compound_identically(kernel: type[AdaSocietyEnv]) -> None:
     """The note's worked example on both sides: group {c0 .7, m3 .3}; then c0 accepts m2's claim .2 while c1
     accepts m3's claim .9 in one step → c0 .494, m3 .212, m2 .196, c1 .098."""
-    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed=1)
+    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed=1, kernel=kernel)
 
     def request(player: str) -> tuple[str, dict[str, Any]]:
         return ("request_match", {"player": player})
@@ -138,7 +155,8 @@ def test_same_step_accepts_compound_identically() -> None:
     assert len(set(np.asarray(twin.state.group).tolist())) == 1
 
 
-def test_collisions_and_swaps_resolve_alike() -> None:
+@FORMULATIONS
+def test_collisions_and_swaps_resolve_alike(kernel: type[AdaSocietyEnv]) -> None:
     """Under several priority draws: two movers contest one cell, two players swap, then a chain pushes into a
     player who stays."""
     stay: tuple[str, dict[str, Any]] = ("stay", {})
@@ -146,7 +164,12 @@ def test_collisions_and_swaps_resolve_alike() -> None:
     for seed in range(6):
         # c0 (0,0) → (0,1) ← c1 (0,2); m2 (3,3) ⇄ m3 (3,4)
         twin = Twin(
-            AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed, config={"negotiation_steps": 0}, player_cells=[0, 2, 24, 25]
+            AdaSocietyGame,
+            ["c0", "c1", "m2", "m3"],
+            seed,
+            config={"negotiation_steps": 0},
+            player_cells=[0, 2, 24, 25],
+            kernel=kernel,
         )
         twin.step({"c0": right, "c1": left, "m2": right, "m3": left})
         positions = twin.game.kernel_arrays()["position"]
@@ -203,14 +226,15 @@ def test_simulate_runs_both_games(game: str) -> None:
     assert report["env_steps"] == 2400 and report["episodes_finished"] >= 8
 
 
-def test_a_group_touched_then_merged_away_merges_alike_in_the_kernel() -> None:
+@FORMULATIONS
+def test_a_group_touched_then_merged_away_merges_alike_in_the_kernel(kernel: type[AdaSocietyEnv]) -> None:
     """Groups x = {1, 3} (id 0) and y = {2, 4} (id 1); in one step 0 accepts 1's claim .5 and 2 accepts 3's
     claim .5: 0 joins x, then x moves into y. Expected, by hand: 0 .4, 1 .1, 2 .2, 3 .1, 4 .2, all in group 1."""
     jobs = [
         {"name": "carpenter", "fov": 3, "caps": {"wood": 1}, "values": {}, "count": 3},
         {"name": "miner", "fov": 3, "caps": {"hammer": 1}, "values": {}, "count": 2},
     ]
-    env, params = AdaSocietyEnv.from_config(AdaSocietyGame.Config(jobs=jobs))
+    env, params = kernel.from_config(AdaSocietyGame.Config(jobs=jobs))
     _, state = env.reset(jax.random.key(0), params)
     state = state._replace(
         time=jnp.int32(4),

@@ -1,0 +1,63 @@
+"""The accelerator formulation of the AdaSociety kernel: how it is chosen, that its compiled step has no
+`while` loop, and what one match holds. (That it plays as the engine and the CPU formulation do, step
+for step, `test_adasociety_kernel` checks on both formulations.)"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from negotiation_adasociety import AdaSocietyGame
+from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
+from negotiation_adasociety.kernels import AdaSocietyEnv
+from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels import make
+from negotiation_platform.kernels.footprint import match_bytes, step_loops, while_loops
+from negotiation_platform.kernels.split_100 import Split100Env
+from negotiation_platform.testing import check_kernel
+
+
+def test_the_backend_chooses_the_formulation_unless_one_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert type(make("adasociety")[0]) is AdaSocietyEnv  # the tests run on a CPU
+    assert type(make("adasociety", formulation="accelerator")[0]) is AcceleratorAdaSocietyEnv
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    hard, _ = make("adasociety_hard")
+    assert type(hard) is AcceleratorAdaSocietyEnv and hard.num_agents == 8
+    assert type(make("adasociety", formulation="cpu")[0]) is AdaSocietyEnv
+    assert type(make("split_100", formulation="accelerator")[0]) is Split100Env  # one formulation serves both
+
+
+def test_an_unknown_formulation_is_refused_by_name() -> None:
+    with pytest.raises(NegotiationError) as refused:
+        make("adasociety", formulation="gpu")
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT
+    assert "'gpu'" in str(refused.value) and "['cpu', 'accelerator']" in str(refused.value)
+
+
+def test_the_loop_counter_counts_compiled_while_loops() -> None:
+    def count_up(limit: jax.Array) -> jax.Array:
+        counted: jax.Array = jax.lax.while_loop(lambda i: i < limit, lambda i: i + 1, jnp.int32(0))
+        return counted
+
+    assert while_loops(jax.jit(count_up).lower(jnp.int32(3)).compile()) == 1
+    assert while_loops(jax.jit(lambda x: x + 1).lower(jnp.int32(3)).compile()) == 0
+
+
+def test_the_accelerator_step_compiles_without_a_while_loop() -> None:
+    env, params = make("adasociety", formulation="accelerator")
+    assert step_loops(env, params) == 0
+
+
+@pytest.mark.parametrize("game", ["adasociety", "adasociety_hard"])
+def test_a_match_holds_compact_state_and_observations(game: str) -> None:
+    cpu_state, cpu_observation = match_bytes(*make(game, formulation="cpu"))
+    state, observation = match_bytes(*make(game, formulation="accelerator"))
+    assert state < cpu_state and observation < cpu_observation
+    if game == "adasociety":  # int8 throughout: no count of the default rules passes 127
+        assert (cpu_state, cpu_observation) == (953, 4252)
+        assert state <= 1200 and (state, observation) == (275, 2024)
+
+
+def test_a_whole_match_replays_the_engine_on_the_accelerator_formulation() -> None:
+    check_kernel(AdaSocietyGame, seeds=[3], kernel=AcceleratorAdaSocietyEnv)
