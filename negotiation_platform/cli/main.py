@@ -225,7 +225,7 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
-        print_transcript(console, result)
+        print_transcript(console, result, registry)
     lost = row_failures(result)
     marked = [MarkedMatch(key=f"{result['game']} seed {result['seed']}", seats=lost)] if lost else []
     # Told on stderr: stdout may be --json's one object.

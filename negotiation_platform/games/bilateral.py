@@ -42,6 +42,7 @@ from negotiation_platform.spec import (
     RolesSpec,
     StartRule,
 )
+from negotiation_platform.spec.narration import Happening, does
 
 Decay = Annotated[float, Field(ge=0, le=1)]
 """A per-round decay rate: a BATNA shrinks by it each round and never grows (nor overflows)."""
@@ -445,6 +446,25 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
 
     def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{k}={v}" for k, v in terms.items())
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """Offers in the game's terms and who holds which role: "Party B (concession) offers $41,000"."""
+        actor = event.actor
+        if event.kind != "action" or actor not in self.players:
+            return super().describe_event(event, reader)
+        role = self.role_labels[self.role_of(actor)]
+        if event.action_type == self.proposal_action or event.action_type in self.proposal_aliases:
+            try:
+                terms = self.terms_of(dict(event.payload))
+            except (KeyError, TypeError, ValueError):
+                return super().describe_event(event, reader)
+            return f"{does(actor, reader, 'offer', aside=role)} {self.describe_terms(terms)}"
+        agreement = self.game_data.get("agreement")
+        if event.action_type == "accept" and agreement is not None and agreement["how"] == "accepted":
+            return f"{does(actor, reader, 'accept', aside=role)}: a deal at {self.describe_terms(agreement['terms'])}"
+        if event.action_type == "reject":
+            return does(actor, reader, "decline", aside=role)
+        return super().describe_event(event, reader)
 
     def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         role = self.role_of(player_id)

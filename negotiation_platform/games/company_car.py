@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from negotiation_platform.games.bargaining import BargainingTerms
 from negotiation_platform.games.base_game import ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
+from negotiation_platform.spec.narration import dollars
 
 MAX_PRICE = 10_000_000
 """Prices are whole cents up to this: a price in cents always fits the kernel's int32."""
@@ -120,7 +121,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         return {"starting_price": self.settings.starting_price}
 
     def describe_terms(self, terms: Mapping[str, object]) -> str:
-        return f"price {terms['price']:,.0f}"
+        return dollars(float(str(terms["price"])))
 
     def situation(self, player_id: str) -> list[str]:
         cfg = self.settings

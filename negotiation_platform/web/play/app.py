@@ -25,6 +25,8 @@ from starlette.staticfiles import StaticFiles
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
+from negotiation_platform.games.narrated import narrated
+from negotiation_platform.games.prompting import for_a_person
 from negotiation_platform.serving.operations import dispatch
 from negotiation_platform.web.play.pages import PREFIX, play_page
 from negotiation_platform.web.viewer.app import SECURITY_HEADERS, query_number
@@ -64,7 +66,10 @@ class Play:
         async with self._waiting(request, token, wait):
             state = await dispatch(self.arena, "get_turn_state", read)  # bounded like MCP's and the viewer's
         if first:
-            state["rules"] = state.pop("prompt", "")
+            state["rules"] = for_a_person(state.pop("prompt", ""))
+        live = self.arena.held(match_id)
+        game = live.match.game if live is not None and live.match is not None else None
+        state["events"] = narrated(game, state["events"], state["agent_id"])
         if first or state["events"]:
             state["board"] = await self._board(match_id)
         return _json(state)

@@ -14,13 +14,14 @@ from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import action_count, decode, encode, proposal_shares
 from negotiation_adasociety.game_spec import build_spec
 from negotiation_adasociety.legality import refusal
+from negotiation_adasociety.narration import describe
 from negotiation_adasociety.social import Society
 from negotiation_adasociety.views import player_view, prompt_lines, public_view, rl_observation
 from negotiation_adasociety.world import Draws, Rules, World
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BaseGame, GameResult, GameState, PlayerAction
 from negotiation_platform.games.prompting import compose_prompt
-from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
+from negotiation_platform.spec import ActionSpec, GameSpec, Happening, payload_schema
 
 
 class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
@@ -213,6 +214,9 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         view = self.get_player_view(player_id)
         heading = f"{self.game_title.upper()} — you are {view['you']['name']} ({player_id})"
         return compose_prompt(self.rules_text, heading, prompt_lines(view), self.open_actions(player_id))
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        return describe(event, reader) or super().describe_event(event, reader)
 
     # --- results ------------------------------------------------------------------------------
 

@@ -113,11 +113,14 @@
       const to = Array.isArray(data.to) ? `→ ${data.to.join(", ")} (private)` : "→ everyone";
       if (Array.isArray(data.to)) item.classList.add("private");
       item.append(text("strong", who), text("span", ` ${to}: `), text("q", String(data.content)));
-    } else if (e.kind === "action") {
-      const payload = data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : "";
-      item.append(text("strong", who), text("span", ` ${data.action_type}${payload}`));
     } else {
-      item.append(text("span", happening(e.kind, who, data)));
+      // the game's plain words for this seat; the raw move and the event's JSON one click away
+      const raw = e.kind === "action"
+        ? `${who} ${data.action_type}${data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : ""}`
+        : happening(e.kind, who, data);
+      item.appendChild(text("span", e.text || raw, { class: "words" }));
+      const fold = item.appendChild(text("details", undefined, { class: "raw" }));
+      fold.append(text("summary", "JSON"), text("code", raw), text("pre", JSON.stringify(data, null, 1)));
     }
     return item;
   }
