@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from negotiation_adasociety.game import AdaSocietyGame
 from negotiation_adasociety.narration import groups_text
 from negotiation_coin_games.variants import CoinsClassic
+from negotiation_platform.agents.llm import situation
+from negotiation_platform.arena.arena import Arena
 from negotiation_platform.cli.transcript import print_transcript
 from negotiation_platform.engine import Match
 from negotiation_platform.games import AuctionGame, CompanyCarGame, Split100Game
@@ -122,3 +125,16 @@ def test_the_cli_transcript_is_in_the_games_words_with_the_raw_move_beside() -> 
     text = out.getvalue()
     assert f'{first} offers {second} 30 and keeps 70  propose {{"mine": 70}}' in text
     assert f"{second} accepts: {second} gets 30, {first} gets 70" in text
+
+
+@pytest.mark.anyio
+async def test_an_llm_seats_prompt_says_what_happened_in_the_games_words() -> None:
+    arena = Arena()
+    a = await arena.start_game("split_100", seed=3, name="alice")
+    b = await arena.join_game(a["match_id"], name="bob")
+    alice, bob = await arena.seat_for(a["match_id"], a["token"]), await arena.seat_for(a["match_id"], b["token"])
+    await alice.act("propose", {"mine": 60})
+    turn = await bob.turn(0)
+    assert turn.narration() == ["alice offers you 40 and keeps 60"]
+    assert "What happened since your last turn:\n- alice offers you 40 and keeps 60" in situation(turn)
+    assert "What happened" not in situation(turn.to_dict())  # a turn read over the wire: as before
