@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, TypedDict, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue
 
-from negotiation_platform.games import json_response
+from negotiation_platform.games import bilateral_facts, json_response
 from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
@@ -42,7 +42,7 @@ from negotiation_platform.spec import (
     RolesSpec,
     StartRule,
 )
-from negotiation_platform.spec.narration import Happening, does
+from negotiation_platform.spec.narration import Fact, Happening, does, plain_value
 
 Decay = Annotated[float, Field(ge=0, le=1)]
 """A per-round decay rate: a BATNA shrinks by it each round and never grows (nor overflows)."""
@@ -447,6 +447,28 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{k}={v}" for k, v in terms.items())
 
+    def score_note(self, player_id: str) -> str:
+        """What the score rewards, for the prompt (a game whose score is not a plain utility says its own)."""
+        return "An agreement worth less to you than your BATNA is worse than no deal."
+
+    def amount(self, value: float) -> str:
+        """A utility or price in the game's units, rounded as the game shows it (money games: dollars)."""
+        return plain_value(round(float(value), 2))
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        return bilateral_facts.seat_facts(self, player_id)
+
+    def action_effect(self, player_id: str, action: str) -> str | None:
+        """Accepting: the deal and its score; declining with no proposals left: no deal."""
+        if action == "accept":
+            offer = self.standing_offer_for(player_id)
+            if offer is not None:
+                score = bilateral_facts.accept_score(self, player_id)
+                return f"deal at {self.describe_terms(offer['terms'])}, you score {score}"
+        if action == "reject" and self.proposals_left(player_id) <= 0:
+            return f"no deal, you score {self.amount(0)}"
+        return None
+
     def describe_event(self, event: Happening, reader: str | None) -> str:
         """Offers in the game's terms and who holds which role: "Party B (concession) offers $41,000"."""
         actor = event.actor
@@ -514,8 +536,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         rival: Offer | None = self.game_data["standing"].get(self.other(player_id))  # the view's latest offer
         lines = [
             f"You are {view['your_label']}. Round {view['round']} of {view['rounds']}.",
-            f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. An agreement worth less to you "
-            "than your BATNA is worse than no deal.",
+            f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. {self.score_note(player_id)}",
             f"Proposals left: {view['proposals_left']} of {self.max_proposals}.",
             "Opponent's latest offer: "
             + ("none yet." if rival is None else f"{self.describe_terms(rival['terms'])} (round {rival['round']})."),

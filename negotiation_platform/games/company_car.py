@@ -49,7 +49,7 @@ def _offer_payload(low: float, high: float) -> type[BaseModel]:
                 ge=low,
                 le=high,
                 multiple_of=0.01,
-                description=f"Your price offer in whole cents, between {low:g} and {high:g}.",
+                description=f"Your price in dollars (cents allowed), between {dollars(low)} and {dollars(high)}.",
             ),
         ),
     )
@@ -120,6 +120,20 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
     def public_details(self) -> dict[str, object]:
         return {"starting_price": self.settings.starting_price}
 
+    def score_note(self, player_id: str) -> str:
+        """What the score rewards (GAMES.md): BATNA plus surplus on a deal, 0 without one."""
+        buyer = self.role_of(player_id) == "buyer"
+        return (
+            "Your score on a deal is your BATNA plus your surplus ("
+            + ("BATNA - price" if buyer else "price - BATNA")
+            + "), so every dollar "
+            + ("below" if buyer else "above")
+            + " your BATNA adds to it; without a deal you score 0."
+        )
+
+    def amount(self, value: float) -> str:
+        return dollars(round(float(value), 2))
+
     def describe_terms(self, terms: Mapping[str, object]) -> str:
         return dollars(float(str(terms["price"])))
 
@@ -128,10 +142,10 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         lines = [f"The listed price of the car is {cfg.starting_price:,.0f}."]
         if self.role_of(player_id) == "buyer":
             lines.append(f"You want to pay as little as possible; your budget is {cfg.buyer_budget:,.0f}.")
-            lines.append("You gain from a deal only at a price below your BATNA.")
+            lines.append("A deal at a price below your BATNA gives you a surplus.")
         else:
             lines.append(f"You want as high a price as possible; the car cost you {cfg.seller_cost:,.0f}.")
-            lines.append("You gain from a deal only at a price above your BATNA.")
+            lines.append("A deal at a price above your BATNA gives you a surplus.")
         return lines
 
     def bargaining_terms(self, player_id: str) -> BargainingTerms:

@@ -27,7 +27,7 @@ from negotiation_platform.spec import (
     PhaseLimits,
     PhaseSpec,
 )
-from negotiation_platform.spec.narration import Happening, does, name
+from negotiation_platform.spec.narration import Fact, Happening, does, dollars, name
 
 
 class Split100Config(GameConfig):
@@ -162,6 +162,40 @@ class Split100Game(BaseGame[Split100Config]):
             "standing": standing,
             "accept_action": "accept",
         }
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        total, offer = self.settings.total, self.game_data["standing_offer"]
+        facts = [Fact("to split", dollars(total)), Fact("round", f"{self.current_round} of {self.max_rounds}")]
+        if self.settings.discount < 1:
+            factor = self.settings.discount ** (max(self.current_round, 1) - 1)
+            facts.append(Fact("payoffs now", f"x {factor:.3g} (they shrink every round)"))
+        if offer is None:
+            facts.append(Fact("standing offer", "none yet"))
+        elif offer["by"] == player_id:
+            facts.append(
+                Fact(
+                    "your standing offer",
+                    f"you keep {dollars(offer['mine'])}, they would get {dollars(total - offer['mine'])}",
+                )
+            )
+        else:
+            facts.append(
+                Fact(
+                    "standing offer",
+                    f"{offer['by']} offers: you would get {dollars(total - offer['mine'])} "
+                    f"({offer['by']} keeps {dollars(offer['mine'])})",
+                )
+            )
+        facts.append(Fact("no deal", "you get $0"))
+        return facts
+
+    def action_effect(self, player_id: str, action: str) -> str | None:
+        offer = self.game_data["standing_offer"]
+        if action == "accept" and offer is not None and offer["by"] != player_id:
+            return f"you get {dollars(self.settings.total - offer['mine'])}"
+        if action == "walk_away":
+            return "no deal, you get $0"
+        return None
 
     def describe_event(self, event: Happening, reader: str | None) -> str:
         """Offers from the reader's side: "concession offers you 18 and keeps 82"."""

@@ -51,6 +51,15 @@ class Happening:
         return payload if isinstance(payload, Mapping) else {}
 
 
+@dataclass(frozen=True)
+class Fact:
+    """One thing a seat knows, said for a person: a label and its value in the game's units
+    ("your BATNA" / "$39,779.23")."""
+
+    label: str
+    text: str
+
+
 def _text(value: object) -> str | None:
     return None if value is None else str(value)
 
@@ -84,6 +93,11 @@ def dollars(amount: float) -> str:
     """An amount of money as people write it: "$41,000", "$40,999.50" (cents only when there are some)."""
     text = f"${abs(amount):,.2f}".removesuffix(".00")
     return f"-{text}" if amount < 0 else text
+
+
+def percent(share: float) -> str:
+    """A share (0..1) as people read it: "60%" (one decimal where it has one: "12.5%")."""
+    return f"{share * 100:.1f}".removesuffix(".0") + "%"
 
 
 def plain_value(value: JsonValue) -> str:

@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -69,9 +70,14 @@ class Play:
             state["rules"] = for_a_person(state.pop("prompt", ""))
         live = self.arena.held(match_id)
         game = live.match.game if live is not None and live.match is not None else None
-        state["events"] = narrated(game, state["events"], state["agent_id"])
+        me = state["agent_id"]
+        state["events"] = narrated(game, state["events"], me)
+        if game is not None and state["status"] in ("running", "finished"):
+            state["facts"] = [asdict(fact) for fact in game.seat_facts(me)]
+            for action in state.get("allowed_actions") or []:
+                action["effect"] = game.action_effect(me, action["name"])
         if first or state["events"]:
-            state["board"] = await self._board(match_id)
+            state["board"] = await self._board(match_id, me)
         return _json(state)
 
     async def action(self, request: Request) -> Response:
@@ -90,12 +96,13 @@ class Play:
             return _json(await changed(self.arena, "send_public_message", message))
         return _json(await changed(self.arena, "send_private_message", {**message, "to": to}))
 
-    async def _board(self, match_id: str) -> str | None:
-        """The public board, as the viewer draws it (the seat's secrets are in its own view, not here)."""
+    async def _board(self, match_id: str, reader: str) -> str | None:
+        """The public board, as the viewer draws it (the seat's secrets are in its own view, not here),
+        with the reader named (`you`) so a map can mark where they are."""
         seen = await self.arena.spectate(match_id)
         if seen["view"] is None:
             return None
-        return self.arena.registry.render_board(seen["game_id"], seen["view"], seen["events"])
+        return self.arena.registry.render_board(seen["game_id"], {**seen["view"], "you": reader}, seen["events"])
 
     @asynccontextmanager
     async def _waiting(self, request: Request, token: str, wait: float) -> AsyncIterator[None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_adasociety import person
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import action_count, decode, encode, proposal_shares
 from negotiation_adasociety.game_spec import build_spec
@@ -22,6 +23,7 @@ from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BaseGame, GameResult, GameState, PlayerAction
 from negotiation_platform.games.prompting import compose_prompt
 from negotiation_platform.spec import ActionSpec, GameSpec, Happening, payload_schema
+from negotiation_platform.spec.narration import Fact
 
 
 class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
@@ -149,6 +151,11 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         legal = {self._index(a) for a in self.legal_actions(player_id)}
         return [i in legal for i in range(action_count(self.settings))]
 
+    @property
+    def catalogue(self) -> list[dict[str, Any]]:
+        """Every action ({"type", **payload}) of the game, in action-index order."""
+        return self._catalogue
+
     def _index(self, action: dict[str, Any]) -> int:
         return encode(self.settings, self.players, action["type"], {k: v for k, v in action.items() if k != "type"})
 
@@ -217,6 +224,9 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
 
     def describe_event(self, event: Happening, reader: str | None) -> str:
         return describe(event, reader) or super().describe_event(event, reader)
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        return person.seat_facts(self, player_id)
 
     # --- results ------------------------------------------------------------------------------
 

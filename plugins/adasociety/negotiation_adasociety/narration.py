@@ -6,12 +6,12 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-from negotiation_platform.spec.narration import Happening, does, name
+from negotiation_platform.spec.narration import Happening, does, name, percent
 
 
-def percent(share: object) -> str:
-    """A share (0..1) as people read it: "60%"."""
-    return f"{float(str(share)) * 100:.0f}%" if isinstance(share, int | float) else str(share)
+def share_text(share: object) -> str:
+    """A share (0..1) from an event's JSON as people read it: "60%"."""
+    return percent(float(share)) if isinstance(share, int | float) else str(share)
 
 
 def describe(event: Happening, reader: str | None) -> str | None:
@@ -28,7 +28,7 @@ def describe(event: Happening, reader: str | None) -> str | None:
             case "request_match":
                 return f"{does(actor, reader, 'invite')} {name(str(payload.get('player')), reader)} to bargain{late}"
             case "propose":
-                return f"{does(actor, reader, 'claim')} {percent(payload.get('share'))} of the pair's reward{late}"
+                return f"{does(actor, reader, 'claim')} {share_text(payload.get('share'))} of the pair's reward{late}"
             case "accept":
                 return f"{does(actor, reader, 'accept')} the partner's proposal{late}"
             case "end":
@@ -55,7 +55,9 @@ def groups_text(groups: list[JsonValue], reader: str | None) -> str:
         members = sorted(shares, key=lambda p: p == reader)  # "you" last: "gatherer_2 and you"
         together = ", ".join(name(p, reader) for p in members[:-1]) + f" and {name(members[-1], reader)}"
         if reader in shares:
-            lines.append(f"{together} formed a group (your share {percent(shares[reader])})")
+            lines.append(f"{together} formed a group (your share {share_text(shares[reader])})")
         else:
-            lines.append(f"{together} formed a group (shares " + ", ".join(percent(s) for s in shares.values()) + ")")
+            lines.append(
+                f"{together} formed a group (shares " + ", ".join(share_text(s) for s in shares.values()) + ")"
+            )
     return "; ".join(lines) if lines else "No groups now: everyone is on their own."
