@@ -138,3 +138,36 @@ async def test_an_llm_seats_prompt_says_what_happened_in_the_games_words() -> No
     assert turn.narration() == ["alice offers you 40 and keeps 60"]
     assert "What happened since your last turn:\n- alice offers you 40 and keeps 60" in situation(turn)
     assert "What happened" not in situation(turn.to_dict())  # a turn read over the wire: as before
+
+
+def test_seat_facts_and_action_effects_in_the_games_units() -> None:
+    m = Match(Split100Game, ["a", "b"], seed=1)
+    first = m.acting()[0]
+    second = next(p for p in m.players if p != first)
+    m.submit(first, "propose", {"mine": 82})
+    facts = {f.label: f.text for f in m.game.seat_facts(second)}
+    assert facts["standing offer"] == f"{first} offers: you would get $18 ({first} keeps $82)"
+    assert facts["to split"] == "$100" and facts["no deal"] == "you get $0"
+    assert m.game.action_effect(second, "accept") == "you get $18"
+    assert m.game.action_effect(first, "accept") is None
+
+    car = Match(CompanyCarGame, ["a", "b"], seed=1)
+    opener = car.acting()[0]
+    other = next(p for p in car.players if p != opener)
+    car.submit(opener, "offer", {"price": 40500})
+    facts = {f.label: f.text for f in car.game.seat_facts(other)}
+    assert facts["your role"] in ("Party A (buyer)", "Party B (seller)")
+    batna = car.game.get_current_batna(other, 1)
+    assert facts["your BATNA now"] == dollars(round(batna, 2)) and "," in facts["your BATNA now"]
+    assert facts["standing offer"].startswith("$40,500: accepting would score you $")
+    assert car.game.action_effect(other, "accept").startswith("deal at $40,500, you score $")  # type: ignore[union-attr]
+    assert "Your score on a deal is your BATNA plus your surplus" in car.game.get_game_prompt(other)
+
+
+def test_adasociety_facts_say_where_you_are_and_why_moves_are_closed() -> None:
+    m = Match(AdaSocietyGame, ["p1", "p2", "p3", "p4"], config={"negotiation_steps": 0, "max_length": 3}, seed=2)
+    facts = {f.label: f.text for f in m.game.seat_facts("p1")}
+    assert facts["you are"].startswith(m.game.get_player_view("p1")["you"]["name"])
+    assert facts["step"] == "1 of 3, physical phase" and facts["your group"] == "on your own"
+    closed = facts["not possible now"]
+    assert "dump: you hold no " in closed and "dump: dump" not in closed  # nothing held yet; the reason said once

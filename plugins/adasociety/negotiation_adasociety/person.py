@@ -53,7 +53,8 @@ def closed_moves(game: AdaSocietyGame, player_id: str) -> list[str]:
         example = next((a for a in game.catalogue if a["type"] == action.name), {"type": action.name})
         why = game.action_error(player_id, example)
         if why:
-            closed.append(f"{action.name.replace('_', ' ')}: {why.rstrip('.')}")
+            label = action.name.replace("_", " ")
+            closed.append(f"{label}: {why.removeprefix(action.name + ': ').rstrip('.')}")
     return closed
 
 

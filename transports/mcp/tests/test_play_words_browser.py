@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from browser_helpers import needs_chromium, screenshot
 from mcp import Client
@@ -151,3 +152,26 @@ async def test_adasociety_on_a_phone_moves_without_scrolling(shared_mcp_url: str
             target.write_bytes((tmp_path / "adasociety_phone.png").read_bytes())
     finally:
         await context.close()
+
+
+async def test_the_viewer_says_each_event_in_words_for_a_spectator(shared_mcp_url: str, browser: Any) -> None:
+    started = await start(shared_mcp_url, "split_100", opponents=["concession"], seed=6)
+    base = shared_mcp_url.removesuffix("/mcp")
+    async with httpx.AsyncClient(timeout=10) as client:
+        seat = {"X-Seat-Token": started["token"]}
+        api = f"{base}/play/api/matches/{started['match_id']}"
+        for _ in range(20):
+            state = (await client.get(f"{api}/state", headers=seat, params={"since": 0, "wait": 2})).json()
+            if state["your_turn"]:
+                break
+        await client.post(f"{api}/action", headers=seat, json={"action_type": "propose", "payload": {"mine": 70}})
+        watched = (await client.get(f"{base}/view/api/matches/{started['match_id']}")).json()
+    me = started["agent_id"]
+    assert f"{me} offers {started['opponents'][0]} 30 and keeps 70" in [e["text"] for e in watched["events"]]
+    page = await laptop(browser)
+    try:
+        await page.goto(f"{base}/view/match/{started['match_id']}")
+        await page.locator(".event .words", has_text=f"{me} offers").first.wait_for()
+        assert await page.locator(".event details.raw code", has_text=f'{me} propose {{"mine":70}}').count() == 1
+    finally:
+        await page.context.close()
