@@ -346,7 +346,7 @@ class TestPrompts:
         second = next(p for p in m.players if p != first)
         m.submit(first, "offer", {"price": 40123})
         prompt = m.game.get_game_prompt(second)
-        assert "Opponent's latest offer: price 40,123 (round 1)" in prompt
+        assert "Opponent's latest offer: $40,123 (round 1)" in prompt
         assert '{"action_type": "accept", "payload": {}}' in prompt
         m.submit(second, "reject")
         later = m.game.get_game_prompt(second)

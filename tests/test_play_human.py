@@ -22,6 +22,7 @@ def _link(proc: subprocess.Popen[str], seconds: float = 30) -> str:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         line = proc.stderr.readline()
+        assert "MATCH_ID" not in line  # the seat's own link is printed once, with no placeholder before it
         if "#token=" in line:
             return line.strip()
         if not line and proc.poll() is not None:
@@ -43,6 +44,9 @@ def test_play_human_serves_a_link_plays_to_the_end_and_exits() -> None:
         assert base.startswith("http://127.0.0.1:") and token not in link.split("#")[0]
         page = httpx.get(f"{base}/play/{match_id}", timeout=10)
         assert page.status_code == 200 and "data-status" in page.text
+        icon = httpx.get(f"{base}/favicon.ico", timeout=10)
+        assert (icon.status_code, icon.headers["content-type"]) == (200, "image/svg+xml")
+        assert icon.text.startswith("<svg") and 'rel="icon"' in page.text
         refused = httpx.get(f"{base}/play/api/matches/{match_id}/state", timeout=10)
         assert refused.status_code == 403  # the API acts only with the seat's token
 
@@ -58,6 +62,12 @@ def test_play_human_serves_a_link_plays_to_the_end_and_exits() -> None:
     assert result["payoffs"] == final["result"]["payoffs"]
     assert set(result["players"]) == {"human", "concession"}
     assert token not in out
+
+
+def test_no_browser_help_says_what_it_does() -> None:
+    command = [sys.executable, "-m", "negotiation_platform.cli.main", "play", "--help"]
+    shown = " ".join(subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout.split())
+    assert "--no-browser with --human: print the play link but do not open a browser --" in shown  # no default
 
 
 def test_ctrl_c_stops_play_human_cleanly() -> None:

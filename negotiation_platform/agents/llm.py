@@ -33,6 +33,7 @@ from negotiation_platform.agents.base import Decision, OutgoingMessage
 from negotiation_platform.agents.chat_options import EndpointOptions, read_options
 from negotiation_platform.agents.llm_calls import CallsFailed, JsonModeRefused, Reply
 from negotiation_platform.agents.turns import allowed_actions, messaging, refusal_error, seen_events
+from negotiation_platform.arena.turn_state import TurnState
 from negotiation_platform.errors import ErrorCode, NegotiationError
 
 SYSTEM = (
@@ -209,6 +210,9 @@ def situation(turn: Mapping[str, object]) -> str:
     ]
     if said:
         parts.append("Messages since your last turn:\n" + "\n".join(said))
+    happened = turn.narration() if isinstance(turn, TurnState) else []
+    if happened:
+        parts.append("What happened since your last turn:\n" + "\n".join(f"- {line}" for line in happened))
     if not actions:
         parts.append('No action is open: reply {"action_type": null, "message": "..."} to talk.')
     error = refusal_error(turn)

@@ -20,8 +20,9 @@ from typing import Any
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.paging import MAX_PAGE_EVENTS, EventPage, seat_page
 from negotiation_platform.arena.policy import ArenaPolicy
-from negotiation_platform.engine.events import Event
+from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.engine.match import Match
+from negotiation_platform.games.narrated import event_text
 
 _WAITING_KEYS = ("match_id", "game_id", "agent_id", "status", "players", "seats", "your_turn", "acting")
 _RUNNING_KEYS = (
@@ -38,6 +39,9 @@ _RUNNING_KEYS = (
     "bargaining",
 )
 _PAGE_KEYS = ("events", "cursor", "more")
+_NARRATED = frozenset(
+    {EventKind.ACTION, EventKind.NOTICE, EventKind.REVEALED, EventKind.TIMEOUT, EventKind.MATCH_ENDED}
+)
 _LAZY = frozenset({"allowed_actions", "messaging", "view", "bargaining", "prompt"})
 _SHAPES = {
     (prompt, result): (*_RUNNING_KEYS, *_PAGE_KEYS, *(("prompt",) if prompt else ()), *(("result",) if result else ()))
@@ -148,6 +152,14 @@ class TurnState(Mapping[str, Any]):
     @property
     def seats(self) -> dict[str, int]:
         return self._made.get("seats") or _seats(self._live)
+
+    def narration(self) -> list[str]:
+        """What happened in the page's events, in the game's plain words from this seat's side (moves,
+        news, reveals, time-outs; not messages, which prompts quote, nor rounds and phases opening)."""
+        match = self._match
+        if match is None:
+            return []
+        return [event_text(match.game, e.to_dict(), self.agent_id) for e in self.events if e.kind in _NARRATED]
 
     def refused(self, refusal: dict[str, Any]) -> TurnState:
         """This state with the refusal of the agent's last decision (the `refusal` key)."""

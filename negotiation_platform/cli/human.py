@@ -66,7 +66,7 @@ async def play_with_human(
     sock = bind(HOST, 0)
     base_url = f"http://{HOST}:{sock.getsockname()[1]}"
     server = http_server(
-        guard_hosts(with_play(viewer_app(arena), arena, base_url), allowed_hosts(HOST)),
+        guard_hosts(with_play(viewer_app(arena), arena, base_url, announce=False), allowed_hosts(HOST)),
         logging.getLogger().getEffectiveLevel(),
         timeout_graceful_shutdown=GRACE_SECONDS,
     )

@@ -103,7 +103,12 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         help="play the first seat yourself on a play page served on a free loopback port, --agents the others; "
         "its link is printed (and opened in a browser when one is available), the result when the match ends",
     )
-    play.add_argument("--no-browser", dest="browser", action="store_false", help="with --human: only print the link")
+    play.add_argument(
+        "--no-browser",
+        dest="browser",
+        action="store_false",
+        help="with --human: print the play link but do not open a browser",
+    )
     play.add_argument(
         "--agent-config", type=json_object, default=None, help="options for llm/remote agents as a JSON object"
     )
@@ -225,7 +230,7 @@ def cmd_play(args: argparse.Namespace, registry: Registry, console: Console) -> 
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True))
     else:
-        print_transcript(console, result)
+        print_transcript(console, result, registry)
     lost = row_failures(result)
     marked = [MarkedMatch(key=f"{result['game']} seed {result['seed']}", seats=lost)] if lost else []
     # Told on stderr: stdout may be --json's one object.

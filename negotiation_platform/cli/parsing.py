@@ -11,10 +11,11 @@ from pydantic import JsonValue
 
 
 class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
-    """Appends "(default: X)" to an option's help, except where there is no default worth reading."""
+    """Appends "(default: X)" to an option's help, except where there is no default worth reading (a flag's
+    help says what giving it does: "--no-browser ... (default: True)" read as the opposite)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False or action.default == []:
+        if action.default is None or action.default is False or action.default == [] or action.nargs == 0:
             return action.help
         return super()._get_help_string(action)
 

@@ -7,13 +7,21 @@ on the terminal; they show as written."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from negotiation_platform.engine.events import Event
+from negotiation_platform.engine.match import Match
+from negotiation_platform.games.narrated import narrated
 from negotiation_platform.wire.unicode_text import terminal_safe
+
+if TYPE_CHECKING:
+    from negotiation_platform.games.base_game import BaseGame, GameConfig
+    from negotiation_platform.registry import Registry
 
 
 def shown(value: object) -> str:
@@ -21,11 +29,26 @@ def shown(value: object) -> str:
     return escape(terminal_safe(str(value)))
 
 
-def print_transcript(console: Console, result: dict[str, Any]) -> None:
+def print_transcript(console: Console, result: dict[str, Any], registry: Registry | None = None) -> None:
+    """The match line by line in the game's plain words (`describe_event`, the game rebuilt from the
+    events when `registry` has it), each move's raw form dimmed beside it; then the outcome."""
     console.print(f"[bold]{shown(result['game'])}[/] seed={shown(result['seed'])} players={shown(result['players'])}")
-    for event in result["events"]:
+    game = None if registry is None else replayed_game(registry, result)
+    for event in narrated(game, result["events"], None):
         console.print(event_line(event), soft_wrap=True)
     print_outcome(console, result)
+
+
+def replayed_game(registry: Registry, result: Mapping[str, Any]) -> BaseGame[GameConfig] | None:
+    """The game of a played match, rebuilt by replaying its events (None where that cannot be done: a
+    game this registry lacks, a log from elsewhere that does not replay)."""
+    try:
+        game_cls = registry.game(result["game"]).cls
+        events = [Event.from_dict(e) for e in result["events"]]
+        config, seed = result.get("config"), result["seed"]
+        return Match.replay(game_cls, list(result["players"]), events, config=config, seed=seed).game
+    except Exception:  # the transcript then uses the default words; it is never worth failing over
+        return None
 
 
 def print_outcome(console: Console, result: dict[str, Any]) -> None:
@@ -50,6 +73,12 @@ def event_line(event: dict[str, Any]) -> str:
     if kind == "message":
         to = "everyone" if data["to"] is None else ", ".join(data["to"])
         return f"{where} {shown(f'{actor} → {to}: ' + data['content'])}"
+    if "text" in event:  # the game's words, the raw move dimmed beside them
+        seen_by = event.get("visible_to")
+        to = "" if seen_by is None else f"{actor or SENT_BY_THE_GAME} → {', '.join(seen_by)}: "
+        said = f"{kind}: {event['text']}" if seen_by is not None and actor is None else event["text"]
+        raw = f"  [dim]{shown(data['action_type'] + ' ' + json.dumps(data['payload']))}[/]" if kind == "action" else ""
+        return f"{where} {shown(to + said)}{raw}"
     if kind == "action":
         late = " (timed out)" if data.get("timed_out") else " (forfeited)" if data.get("forfeited") else ""
         what = f"{data['action_type']} {json.dumps(data['payload'])}{late}"

@@ -33,6 +33,7 @@ from negotiation_platform.spec import (
     RolesSpec,
     TurnOrder,
 )
+from negotiation_platform.spec.narration import Fact, Happening, does, name
 
 
 class AuctionConfig(GameConfig):
@@ -146,6 +147,30 @@ class AuctionGame(BaseGame[AuctionConfig]):
         price = top if self.settings.pricing == "first" else (ranked[1][1] if len(ranked) > 1 else 0)
         self.game_data["sale"] = {"winner": winner, "price": price, "bids": dict(bids)}
         self.notify({"sale": self.game_data["sale"]})
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        pricing = "the highest bid" if self.settings.pricing == "first" else "the second-highest bid"
+        return [
+            Fact("your value of the item", str(self.game_data["values"][player_id])),
+            Fact("the winner pays", pricing),
+            Fact("your score", "your value minus the price if you win, else 0"),
+        ]
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """Bids and the sale in words: "you bid 45", "alice wins at 45 (you bid 30)"."""
+        actor = event.actor
+        if event.kind == "action" and event.action_type == "bid":
+            return f"{does(actor, reader, 'bid', 'bids')} {event.payload.get('amount')}"
+        if event.kind == "action" and event.action_type == "done":
+            return f"{does(actor, reader, 'finish')} discussing"
+        sale = event.data.get("sale")
+        if event.kind == "notice" and isinstance(sale, dict):
+            winner, bids = sale.get("winner"), sale.get("bids")
+            line = f"{does(str(winner), reader, 'win', 'wins')} the item at {sale.get('price')}"
+            if isinstance(bids, dict):
+                line += " (bids: " + ", ".join(f"{name(p, reader)} {b}" for p, b in bids.items()) + ")"
+            return line
+        return super().describe_event(event, reader)
 
     def check_end_conditions(self) -> bool:
         return self.game_data["sale"] is not None

@@ -33,6 +33,7 @@ from negotiation_platform.spec import (
     RolesSpec,
     payload_schema,
 )
+from negotiation_platform.spec.narration import Fact, Happening, default_text
 from negotiation_platform.spec.payload_checks import validate_payload
 from negotiation_platform.spec.plain_data import plain_copy
 from negotiation_platform.wire.strict_json import validate_strict
@@ -446,6 +447,23 @@ class BaseGame(ABC, Generic[ConfigT]):
     def phase_complete(self, phase_name: str) -> bool:
         """For phases that end `game_decides`: whether the game closes the phase now."""
         return False
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """`event` in plain words from `reader`'s side ("you" for them; None: a spectator), for people
+        and prompts. The default says any event generically; a game overrides it to say what its moves
+        mean to the reader ("concession offers you 18 and keeps 82") and calls this for the rest."""
+        return default_text(event, reader, self.describe_event)
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        """What `player_id` knows, said for a person in the game's units (role, values, BATNA, budget,
+        the standing offer from their side), shown first on the play page. None by default: the page
+        then shows the seat's view as data."""
+        return []
+
+    def action_effect(self, player_id: str, action: str) -> str | None:
+        """What taking `action` now would do for `player_id`, where the game can say ("you get 18"),
+        for the action's button; None where it depends on a payload or cannot be told."""
+        return None
 
     def agreement_terms(self) -> dict[str, JsonValue] | None:
         """The agreed terms, or None when there was no deal."""

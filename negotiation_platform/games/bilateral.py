@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, TypedDict, TypeVar
 
 from pydantic import BaseModel, Field, JsonValue
 
-from negotiation_platform.games import json_response
+from negotiation_platform.games import bilateral_facts, json_response
 from negotiation_platform.games.bargaining import BargainingPosition, BargainingTerms
 from negotiation_platform.games.base_game import (
     MAX_MESSAGE_CHARS,
@@ -42,6 +42,7 @@ from negotiation_platform.spec import (
     RolesSpec,
     StartRule,
 )
+from negotiation_platform.spec.narration import Fact, Happening, does, plain_value
 
 Decay = Annotated[float, Field(ge=0, le=1)]
 """A per-round decay rate: a BATNA shrinks by it each round and never grows (nor overflows)."""
@@ -446,6 +447,47 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
     def describe_terms(self, terms: Mapping[str, object]) -> str:
         return ", ".join(f"{k}={v}" for k, v in terms.items())
 
+    def score_note(self, player_id: str) -> str:
+        """What the score rewards, for the prompt (a game whose score is not a plain utility says its own)."""
+        return "An agreement worth less to you than your BATNA is worse than no deal."
+
+    def amount(self, value: float) -> str:
+        """A utility or price in the game's units, rounded as the game shows it (money games: dollars)."""
+        return plain_value(round(float(value), 2))
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        return bilateral_facts.seat_facts(self, player_id)
+
+    def action_effect(self, player_id: str, action: str) -> str | None:
+        """Accepting: the deal and its score; declining with no proposals left: no deal."""
+        if action == "accept":
+            offer = self.standing_offer_for(player_id)
+            if offer is not None:
+                score = bilateral_facts.accept_score(self, player_id)
+                return f"deal at {self.describe_terms(offer['terms'])}, you score {score}"
+        if action == "reject" and self.proposals_left(player_id) <= 0:
+            return f"no deal, you score {self.amount(0)}"
+        return None
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """Offers in the game's terms and who holds which role: "Party B (concession) offers $41,000"."""
+        actor = event.actor
+        if event.kind != "action" or actor not in self.players:
+            return super().describe_event(event, reader)
+        role = self.role_labels[self.role_of(actor)]
+        if event.action_type == self.proposal_action or event.action_type in self.proposal_aliases:
+            try:
+                terms = self.terms_of(dict(event.payload))
+            except (KeyError, TypeError, ValueError):
+                return super().describe_event(event, reader)
+            return f"{does(actor, reader, 'offer', aside=role)} {self.describe_terms(terms)}"
+        agreement = self.game_data.get("agreement")
+        if event.action_type == "accept" and agreement is not None and agreement["how"] == "accepted":
+            return f"{does(actor, reader, 'accept', aside=role)}: a deal at {self.describe_terms(agreement['terms'])}"
+        if event.action_type == "reject":
+            return does(actor, reader, "decline", aside=role)
+        return super().describe_event(event, reader)
+
     def get_player_view(self, player_id: str) -> dict[str, JsonValue]:
         role = self.role_of(player_id)
         rival = self.game_data["standing"].get(self.other(player_id))
@@ -494,8 +536,7 @@ class BilateralNegotiation(BaseGame[BilateralConfigT]):
         rival: Offer | None = self.game_data["standing"].get(self.other(player_id))  # the view's latest offer
         lines = [
             f"You are {view['your_label']}. Round {view['round']} of {view['rounds']}.",
-            f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. An agreement worth less to you "
-            "than your BATNA is worse than no deal.",
+            f"Your BATNA this round (after decay): {view['your_batna']:,.2f}. {self.score_note(player_id)}",
             f"Proposals left: {view['proposals_left']} of {self.max_proposals}.",
             "Opponent's latest offer: "
             + ("none yet." if rival is None else f"{self.describe_terms(rival['terms'])} (round {rival['round']})."),

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from negotiation_platform.games.bargaining import BargainingTerms
 from negotiation_platform.games.base_game import ConfigInput, RngInput
 from negotiation_platform.games.bilateral import BilateralConfig, BilateralNegotiation
+from negotiation_platform.spec.narration import dollars
 
 MAX_PRICE = 10_000_000
 """Prices are whole cents up to this: a price in cents always fits the kernel's int32."""
@@ -48,7 +49,7 @@ def _offer_payload(low: float, high: float) -> type[BaseModel]:
                 ge=low,
                 le=high,
                 multiple_of=0.01,
-                description=f"Your price offer in whole cents, between {low:g} and {high:g}.",
+                description=f"Your price in dollars (cents allowed), between {dollars(low)} and {dollars(high)}.",
             ),
         ),
     )
@@ -119,18 +120,32 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
     def public_details(self) -> dict[str, object]:
         return {"starting_price": self.settings.starting_price}
 
+    def score_note(self, player_id: str) -> str:
+        """What the score rewards (GAMES.md): BATNA plus surplus on a deal, 0 without one."""
+        buyer = self.role_of(player_id) == "buyer"
+        return (
+            "Your score on a deal is your BATNA plus your surplus ("
+            + ("BATNA - price" if buyer else "price - BATNA")
+            + "), so every dollar "
+            + ("below" if buyer else "above")
+            + " your BATNA adds to it; without a deal you score 0."
+        )
+
+    def amount(self, value: float) -> str:
+        return dollars(round(float(value), 2))
+
     def describe_terms(self, terms: Mapping[str, object]) -> str:
-        return f"price {terms['price']:,.0f}"
+        return dollars(float(str(terms["price"])))
 
     def situation(self, player_id: str) -> list[str]:
         cfg = self.settings
         lines = [f"The listed price of the car is {cfg.starting_price:,.0f}."]
         if self.role_of(player_id) == "buyer":
             lines.append(f"You want to pay as little as possible; your budget is {cfg.buyer_budget:,.0f}.")
-            lines.append("You gain from a deal only at a price below your BATNA.")
+            lines.append("A deal at a price below your BATNA gives you a surplus.")
         else:
             lines.append(f"You want as high a price as possible; the car cost you {cfg.seller_cost:,.0f}.")
-            lines.append("You gain from a deal only at a price above your BATNA.")
+            lines.append("A deal at a price above your BATNA gives you a surplus.")
         return lines
 
     def bargaining_terms(self, player_id: str) -> BargainingTerms:

@@ -46,10 +46,14 @@ def example_move(action: ActionSpec) -> dict[str, JsonValue]:
     return {"action_type": action.name, "payload": example_payload(action.payload)}
 
 
+RESPONSE_FORMAT = "RESPONSE FORMAT:"
+"""The heading of the part of a prompt meant for programs (the JSON to answer with), last in every prompt."""
+
+
 def response_format(actions: list[ActionSpec]) -> list[str]:
     """How to answer: perform_action's two arguments as one JSON object, one example per allowed action."""
     lines = [
-        'RESPONSE FORMAT: one JSON object {"action_type": ..., "payload": {...}} (perform_action\'s arguments), e.g.:'
+        RESPONSE_FORMAT + ' one JSON object {"action_type": ..., "payload": {...}} (perform_action\'s arguments), e.g.:'
     ]
     lines.extend("  " + json.dumps(example_move(action)) for action in actions)
     return lines
@@ -66,3 +70,10 @@ def compose_prompt(rules: str, heading: str, situation: list[str], actions: list
     else:
         parts.append("No action is expected from you right now; wait for your turn.")
     return "\n".join(parts)
+
+
+def for_a_person(prompt: str) -> str:
+    """A prompt as a person reads it: without the response-format section a program answers by (a
+    person acts through the page's forms)."""
+    head, found, _ = prompt.partition(RESPONSE_FORMAT)
+    return head.rstrip() if found else prompt

@@ -27,6 +27,7 @@ from negotiation_platform.spec import (
     PhaseLimits,
     PhaseSpec,
 )
+from negotiation_platform.spec.narration import Fact, Happening, does, dollars, name
 
 
 class Split100Config(GameConfig):
@@ -161,6 +162,63 @@ class Split100Game(BaseGame[Split100Config]):
             "standing": standing,
             "accept_action": "accept",
         }
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        total, offer = self.settings.total, self.game_data["standing_offer"]
+        facts = [Fact("to split", dollars(total)), Fact("round", f"{self.current_round} of {self.max_rounds}")]
+        if self.settings.discount < 1:
+            factor = self.settings.discount ** (max(self.current_round, 1) - 1)
+            facts.append(Fact("payoffs now", f"x {factor:.3g} (they shrink every round)"))
+        if offer is None:
+            facts.append(Fact("standing offer", "none yet"))
+        elif offer["by"] == player_id:
+            facts.append(
+                Fact(
+                    "your standing offer",
+                    f"you keep {dollars(offer['mine'])}, they would get {dollars(total - offer['mine'])}",
+                )
+            )
+        else:
+            facts.append(
+                Fact(
+                    "standing offer",
+                    f"{offer['by']} offers: you would get {dollars(total - offer['mine'])} "
+                    f"({offer['by']} keeps {dollars(offer['mine'])})",
+                )
+            )
+        facts.append(Fact("no deal", "you get $0"))
+        return facts
+
+    def action_effect(self, player_id: str, action: str) -> str | None:
+        offer = self.game_data["standing_offer"]
+        if action == "accept" and offer is not None and offer["by"] != player_id:
+            return f"you get {dollars(self.settings.total - offer['mine'])}"
+        if action == "walk_away":
+            return "no deal, you get $0"
+        return None
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """Offers from the reader's side: "concession offers you 18 and keeps 82"."""
+        actor, total = event.actor, self.settings.total
+        if event.kind != "action" or actor not in self.players:
+            return super().describe_event(event, reader)
+        other = next(p for p in self.players if p != actor)
+        keep = "keep" if actor == reader else "keeps"
+        if event.action_type == "propose":
+            mine = event.payload.get("mine")
+            if isinstance(mine, int):
+                return f"{does(actor, reader, 'offer')} {name(other, reader)} {total - mine} and {keep} {mine}"
+        agreement = self.game_data.get("agreement")
+        if event.action_type == "accept" and agreement is not None:
+            split = agreement["split"]
+            gets = "get" if other == reader else "gets"
+            return (
+                f"{does(actor, reader, 'accept')}: {name(actor, reader)} {'get' if actor == reader else 'gets'} "
+                f"{split[actor]}, {name(other, reader)} {gets} {split[other]}"
+            )
+        if event.action_type == "walk_away":
+            return f"{does(actor, reader, 'walk')} away: no deal, 0 each"
+        return super().describe_event(event, reader)
 
     def get_game_prompt(self, player_id: str) -> str:
         offer = self.game_data["standing_offer"]

@@ -1,5 +1,6 @@
 """What a game *is*, as data: the model (`model`), its plain-language rules (`rules_text`) and the
-checks of an action's payload against it (`payload_checks`, `flat_payloads`).
+checks of an action's payload against it (`payload_checks`, `flat_payloads`) and events in plain words
+(`narration`).
 
 `from negotiation_platform.spec import GameSpec` is the public path of the model."""
 
@@ -24,6 +25,7 @@ from negotiation_platform.spec.model import (
     TurnOrder,
     payload_schema,
 )
+from negotiation_platform.spec.narration import Happening
 
 __all__ = [
     "ActionSpec",
@@ -32,6 +34,7 @@ __all__ = [
     "EmptyPayload",
     "FirstMover",
     "GameSpec",
+    "Happening",
     "MessagingPolicy",
     "OpenPayload",
     "OutcomeKind",

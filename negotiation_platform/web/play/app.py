@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,6 +26,8 @@ from starlette.staticfiles import StaticFiles
 from negotiation_platform.arena.forwarding import changed
 from negotiation_platform.arena.limits import CALLER, Caller
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
+from negotiation_platform.games.narrated import narrated
+from negotiation_platform.games.prompting import for_a_person
 from negotiation_platform.serving.operations import dispatch
 from negotiation_platform.web.play.pages import PREFIX, play_page
 from negotiation_platform.web.viewer.app import SECURITY_HEADERS, query_number
@@ -64,9 +67,17 @@ class Play:
         async with self._waiting(request, token, wait):
             state = await dispatch(self.arena, "get_turn_state", read)  # bounded like MCP's and the viewer's
         if first:
-            state["rules"] = state.pop("prompt", "")
+            state["rules"] = for_a_person(state.pop("prompt", ""))
+        live = self.arena.held(match_id)
+        game = live.match.game if live is not None and live.match is not None else None
+        me = state["agent_id"]
+        state["events"] = narrated(game, state["events"], me)
+        if game is not None and state["status"] in ("running", "finished"):
+            state["facts"] = [asdict(fact) for fact in game.seat_facts(me)]
+            for action in state.get("allowed_actions") or []:
+                action["effect"] = game.action_effect(me, action["name"])
         if first or state["events"]:
-            state["board"] = await self._board(match_id)
+            state["board"] = await self._board(match_id, me)
         return _json(state)
 
     async def action(self, request: Request) -> Response:
@@ -85,12 +96,13 @@ class Play:
             return _json(await changed(self.arena, "send_public_message", message))
         return _json(await changed(self.arena, "send_private_message", {**message, "to": to}))
 
-    async def _board(self, match_id: str) -> str | None:
-        """The public board, as the viewer draws it (the seat's secrets are in its own view, not here)."""
+    async def _board(self, match_id: str, reader: str) -> str | None:
+        """The public board, as the viewer draws it (the seat's secrets are in its own view, not here),
+        with the reader named (`you`) so a map can mark where they are."""
         seen = await self.arena.spectate(match_id)
         if seen["view"] is None:
             return None
-        return self.arena.registry.render_board(seen["game_id"], seen["view"], seen["events"])
+        return self.arena.registry.render_board(seen["game_id"], {**seen["view"], "you": reader}, seen["events"])
 
     @asynccontextmanager
     async def _waiting(self, request: Request, token: str, wait: float) -> AsyncIterator[None]:

@@ -19,6 +19,7 @@ def play_page(match_id: str) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Play {match}</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="{PREFIX}/static/play.css">
 <script src="{PREFIX}/static/forms.js" defer></script>
 <script src="{PREFIX}/static/pad.js" defer></script>

@@ -28,6 +28,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from negotiation_platform.errors import ErrorCode, NegotiationError, http_status
+from negotiation_platform.games.narrated import narrated
 from negotiation_platform.network.exposure import Asgi, Receive, Scope, Send
 from negotiation_platform.serving.operations import dispatch
 from negotiation_platform.web.viewer.charts import offers_chart, outcome_chart
@@ -100,8 +101,14 @@ class Viewer:
         return _json(state)
 
     async def _read(self, operation: str, **arguments: object) -> dict[str, Any]:
-        """A catalogue operation the source implements (`VIEWER_READS`), through the one dispatcher."""
-        return await dispatch(self.source, operation, arguments)
+        """A catalogue operation the source implements (`VIEWER_READS`), through the one dispatcher; a
+        match's events come with their plain words for a spectator (`text`)."""
+        answer = await dispatch(self.source, operation, arguments)
+        if operation == "watch":
+            live = self.source.held(answer["match_id"])
+            game = live.match.game if live is not None and live.match is not None else None
+            answer["events"] = narrated(game, answer["events"], None)
+        return answer
 
     async def panels(self, request: Request) -> Response:
         """The board and charts once event `at` was logged (default: now). An earlier state is a replay:

@@ -7,6 +7,7 @@ import logging
 from negotiation_platform.network.connections import ConnectionLimits
 from negotiation_platform.network.exposure import Asgi, announce, announce_line, bind, require_bearer, run_http
 from negotiation_platform.observability.http import with_operator_routes
+from negotiation_platform.web.favicon import with_favicon
 from negotiation_platform.web.viewer.app import beside, viewer_app
 from negotiation_platform.web.viewer.source import MatchSource
 
@@ -17,7 +18,7 @@ def with_viewer(app: Asgi, source: MatchSource | None, base_url: str) -> Asgi:
     if source is None:
         return app
     announce_line(f"match viewer on {base_url}/view/ (public, no token needed)")
-    return beside(app, viewer_app(source))
+    return with_favicon(beside(app, viewer_app(source)))
 
 
 def serve_viewer(
@@ -33,7 +34,7 @@ def serve_viewer(
     from negotiation_platform.arena.arena import Arena
 
     sock = bind(host, port)
-    app: Asgi = viewer_app(source)
+    app: Asgi = with_favicon(viewer_app(source))
     announce(f"negotiation-platform match viewer on http://{host}:{port}/view/", host, token)
     served = require_bearer(app, token) if token else app
     arena = source if isinstance(source, Arena) else None  # a viewer of a store reads through an arena

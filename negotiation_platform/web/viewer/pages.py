@@ -22,6 +22,7 @@ def _page(title: str, body: str, data: Mapping[str, object]) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="{PREFIX}/static/viewer.css">
 <script src="{PREFIX}/static/viewer.js" defer></script>
 </head>

@@ -9,9 +9,12 @@ spectator may see.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from negotiation_platform.registry import Registry
+
+if TYPE_CHECKING:
+    from negotiation_platform.arena.live import LiveMatch
 
 VIEWER_READS = ("list_matches", "watch")
 """The catalogue operations a source implements: the match list and a spectator's view of one match."""
@@ -23,4 +26,8 @@ class MatchSource(Protocol):
     async def spectate(self, match_id: str, at: int | None = None) -> dict[str, Any]:
         """`watch`'s answer with the game's public view (`view`) and the events seen (`events`) once event
         `at` was logged (default: now), for drawing boards and charts."""
+        ...
+
+    def held(self, match_id: str) -> LiveMatch | None:
+        """The match if this process holds it (its game says its events in words; None: default words)."""
         ...

@@ -15,7 +15,7 @@ RESOURCE_COLOURS = ("#8c6d31", "#7f7f7f", "#d62728", "#17becf", "#bcbd22", "#e37
 
 
 def adasociety_board(view: dict[str, Any]) -> str:
-    caption = f"step {view['step']} of {view['max_length']}, {view['phase']} phase"
+    caption = f"step {view['step'] + 1} of {view['max_length']}, {view['phase']} phase"  # the header's round
     seats = view.get("seats")
     parts = [f"<p>{escape(caption)}</p>", _grid(view) if view["map_public"] or seats else _hidden_map(view)]
     if seats:
@@ -24,6 +24,13 @@ def adasociety_board(view: dict[str, Any]) -> str:
         parts.append(table(["player", *resources], rows, "inventories"))
     parts.append(_groups(view))
     return "".join(parts)
+
+
+def you_are_here(cx: float, cy: float) -> str:
+    """A ring and a "you" label around the reader's own token."""
+    ring = circle(cx, cy, 14, fill="none", stroke="#e00", stroke_width=3)
+    label = text(cx - 10, cy - 17, "you", font_size=11, fill="#e00")
+    return f'<g data-you="here" aria-label="you are here">{ring}{label}</g>'
 
 
 def _hidden_map(view: dict[str, Any]) -> str:
@@ -62,6 +69,8 @@ def _grid(view: dict[str, Any]) -> str:
         cx, cy = col * CELL + CELL / 2, row * CELL + CELL / 2 + 4
         body.append(circle(cx, cy, 10, fill=colour(player["index"]), stroke="#222"))
         body.append(text(cx - 3.5, cy + 4, player["index"], font_size=11, fill="#fff"))
+        if player["agent_id"] == view.get("you"):  # the play page's reader: "you are here"
+            body.append(you_are_here(cx, cy))
     legend_y = size * CELL + 14
     for r, name in enumerate(resources):
         body.append(rect(70 * r, legend_y - 9, 9, 9, fill=RESOURCE_COLOURS[r % len(RESOURCE_COLOURS)]))
@@ -113,5 +122,6 @@ def _groups(view: dict[str, Any]) -> str:
         body.append(circle(x, y, 13, fill=colour(player["index"]), stroke="#222"))
         body.append(text(x - 4, y + 4, player["index"], font_size=11, fill="#fff"))
         body.append(text(x + 15, y - 10, f"{player['agent_id']} ({player['job']})", font_size=10))
-    summary = f"{len(view['groups'])} groups, {len(view['bargains'])} bargains under way"
+    groups, bargains = len(view["groups"]), len(view["bargains"])
+    summary = f"{groups} group{'' if groups == 1 else 's'}, {bargains} bargain{'' if bargains == 1 else 's'} under way"
     return f"<p>{escape(summary)}</p>" + svg(width + 120, width, body, "adasociety groups")

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from negotiation_adasociety import person
 from negotiation_adasociety.config import AdaSocietyConfig, HardConfig
 from negotiation_adasociety.encoding import action_count, decode, encode, proposal_shares
 from negotiation_adasociety.game_spec import build_spec
 from negotiation_adasociety.legality import refusal
+from negotiation_adasociety.narration import describe
 from negotiation_adasociety.social import Society
 from negotiation_adasociety.views import player_view, prompt_lines, public_view, rl_observation
 from negotiation_adasociety.world import Draws, Rules, World
 from negotiation_platform.games.bargaining import BargainingPosition
 from negotiation_platform.games.base_game import BaseGame, GameResult, GameState, PlayerAction
 from negotiation_platform.games.prompting import compose_prompt
-from negotiation_platform.spec import ActionSpec, GameSpec, payload_schema
+from negotiation_platform.spec import ActionSpec, GameSpec, Happening, payload_schema
+from negotiation_platform.spec.narration import Fact
 
 
 class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
@@ -148,6 +151,11 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         legal = {self._index(a) for a in self.legal_actions(player_id)}
         return [i in legal for i in range(action_count(self.settings))]
 
+    @property
+    def catalogue(self) -> list[dict[str, Any]]:
+        """Every action ({"type", **payload}) of the game, in action-index order."""
+        return self._catalogue
+
     def _index(self, action: dict[str, Any]) -> int:
         return encode(self.settings, self.players, action["type"], {k: v for k, v in action.items() if k != "type"})
 
@@ -213,6 +221,12 @@ class AdaSocietyGame(BaseGame[AdaSocietyConfig]):
         view = self.get_player_view(player_id)
         heading = f"{self.game_title.upper()} — you are {view['you']['name']} ({player_id})"
         return compose_prompt(self.rules_text, heading, prompt_lines(view), self.open_actions(player_id))
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        return describe(event, reader) or super().describe_event(event, reader)
+
+    def seat_facts(self, player_id: str) -> list[Fact]:
+        return person.seat_facts(self, player_id)
 
     # --- results ------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ match's seeded generator when a round begins, so a prompt or a view never consum
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar, TypeVar
 
@@ -38,6 +39,7 @@ from negotiation_platform.spec import (
     StartRule,
     TurnOrder,
 )
+from negotiation_platform.spec.narration import Happening, does, name, plain_value
 
 TALK, SPLIT = "talk", "split"
 
@@ -202,6 +204,25 @@ class CoinGame(BaseGame[CoinConfigT]):
             self.game_data["totals"][p] += data["rewards"][p]
             self.notify({"round": data["round"], "your_reward": data["rewards"][p]}, to=[p])
         self.notify({"round": data["round"], "claims": claims, "allocations": data["allocations"]})
+
+    def describe_event(self, event: Happening, reader: str | None) -> str:
+        """Claims and what each seat got, in words: "you claim 2 hats, 1 ball", "you get 7 this round"."""
+        data = event.data
+        if event.kind == "action" and event.action_type == "split":
+            claims = ", ".join(f"{plain_value(n)} {item}" for item, n in event.payload.items())
+            return f"{does(event.actor, reader, 'claim')} {claims or 'nothing'}"
+        if event.kind == "action" and event.action_type == "pass":
+            return f"{does(event.actor, reader, 'pass', 'passes')}"
+        if event.kind == "notice" and "your_reward" in data:
+            return f"Round {data.get('round')}: you get {plain_value(data['your_reward'])}"
+        allocations = data.get("allocations")
+        if event.kind == "notice" and isinstance(allocations, Mapping):
+            got = "; ".join(
+                f"{name(p, reader)} {plain_value(dict(a)) if isinstance(a, Mapping) else a}"
+                for p, a in allocations.items()
+            )
+            return f"Round {data.get('round')} shared out: {got}"
+        return super().describe_event(event, reader)
 
     def check_end_conditions(self) -> bool:
         return False  # the match always runs all its rounds

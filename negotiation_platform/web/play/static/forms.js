@@ -66,7 +66,7 @@ const PlayForms = (() => {
         name,
         type: "number",
         inputmode: s.type === "integer" ? "numeric" : "decimal",
-        step: s.type === "integer" ? "1" : "any",
+        step: s.type === "integer" ? "1" : s.multipleOf || "any",
         min: s.minimum,
         max: s.maximum,
       });
@@ -96,9 +96,10 @@ const PlayForms = (() => {
     for (const [name, sub] of Object.entries(root.properties || {})) {
       form.appendChild(field(name, sub, schema, needed.has(name)));
     }
+    const named = action.name.replace(/_/g, " ") + (action.effect ? `: ${action.effect}` : "");
     const label = action.remaining === null || action.remaining === undefined
-      ? action.name.replace(/_/g, " ")
-      : `${action.name.replace(/_/g, " ")} (${action.remaining} left)`;
+      ? named
+      : `${named} (${action.remaining} left)`;
     form.appendChild(element("button", { type: "submit" }, label));
     form.appendChild(element("p", { role: "alert", class: "refusal", hidden: "" }));
     return form;

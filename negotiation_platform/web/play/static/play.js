@@ -113,11 +113,14 @@
       const to = Array.isArray(data.to) ? `→ ${data.to.join(", ")} (private)` : "→ everyone";
       if (Array.isArray(data.to)) item.classList.add("private");
       item.append(text("strong", who), text("span", ` ${to}: `), text("q", String(data.content)));
-    } else if (e.kind === "action") {
-      const payload = data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : "";
-      item.append(text("strong", who), text("span", ` ${data.action_type}${payload}`));
     } else {
-      item.append(text("span", happening(e.kind, who, data)));
+      // the game's plain words for this seat; the raw move and the event's JSON one click away
+      const raw = e.kind === "action"
+        ? `${who} ${data.action_type}${data.payload && Object.keys(data.payload).length ? " " + JSON.stringify(data.payload) : ""}`
+        : happening(e.kind, who, data);
+      item.appendChild(text("span", e.text || raw, { class: "words" }));
+      const fold = item.appendChild(text("details", undefined, { class: "raw" }));
+      fold.append(text("summary", "JSON"), text("code", raw), text("pre", JSON.stringify(data, null, 1)));
     }
     return item;
   }
@@ -229,14 +232,17 @@
     $("status").textContent = status;
     document.body.dataset.state = status;
     $("round").textContent = state.round === undefined ? "-" : `${state.round} of ${state.rounds}`;
-    $("phase").textContent = state.phase || "-";
+    const over = state.status === "finished";
+    $("phase").textContent = over ? "" : state.phase || "-";
+    $("phase").parentElement.hidden = over; // a finished match is in no phase
     $("turn").textContent = state.status !== "running" ? "" : state.your_turn ? "Your turn" : "Waiting";
     $("turn").className = state.your_turn ? "yours" : "";
     if (state.rules !== undefined) $("rules").textContent = state.rules;
-    if (state.view !== undefined) $("view").replaceChildren(shown(state.view, 0));
+    if (state.view !== undefined) renderView(state);
     if (state.board) {
       $("board").innerHTML = state.board; // drawn and escaped by the server
       $("board-panel").hidden = false;
+      document.body.classList.add("mapped"); // on a phone: the map first, the move pad over it
     }
     for (const e of state.events || []) $("transcript").appendChild(event(e));
     const s = state.deadline_seconds;
@@ -251,10 +257,32 @@
       for (const [agent, payoff] of Object.entries(state.result.payoffs || {})) {
         const item = text("li");
         item.append(text("span", `${agent}${agent === state.agent_id ? " (you)" : ""}: `),
-          text("strong", String(payoff), { "data-payoff": agent }));
+          text("strong", rounded(payoff), { "data-payoff": agent }));
         list.appendChild(item);
       }
-      $("agreement").textContent = `Agreement: ${JSON.stringify(state.result.agreement)}`;
+      const mine = (state.result.payoffs || {})[state.agent_id];
+      $("agreement").textContent = `${state.result.agreement ? "A deal was reached." : "No deal was reached."}`
+        + (mine === undefined ? "" : ` You scored ${rounded(mine)}.`);
+    }
+  }
+
+  // A payoff as the page shows it: at most two decimals, no float artefacts (32.400000000000006 → 32.4).
+  function rounded(value) {
+    return typeof value === "number" ? String(Math.round(value * 100) / 100) : String(value);
+  }
+
+  // What the seat knows: the game's facts in words first; the view's raw data folded below them.
+  function renderView(state) {
+    const box = $("view");
+    box.replaceChildren();
+    const facts = state.facts || [];
+    if (facts.length) {
+      const list = box.appendChild(text("dl", undefined, { id: "facts" }));
+      for (const fact of facts) list.append(text("dt", fact.label), text("dd", fact.text));
+      const fold = box.appendChild(text("details", undefined, { id: "view-data" }));
+      fold.append(text("summary", "All the data"), shown(state.view, 0));
+    } else {
+      box.appendChild(shown(state.view, 0));
     }
   }
 

@@ -111,8 +111,16 @@ function renderTranscript(events) {
     section.appendChild(element("h3", round.round ? "Round " + round.round : "Start"));
     const list = element("ol");
     for (const event of round.events) {
-      const item = element("li", describe(event), "event " + event.kind);
+      const item = element("li", undefined, "event " + event.kind);
       item.dataset.seq = event.seq;
+      if (event.kind === "message" || !event.text) {
+        item.appendChild(element("span", describe(event), "words"));
+      } else { // the game's plain words; the raw move and the event's JSON one click away
+        item.appendChild(element("span", event.text, "words"));
+        const fold = item.appendChild(element("details", undefined, "raw"));
+        fold.append(element("summary", "JSON"), element("code", describe(event)),
+          element("pre", JSON.stringify(event.data || {}, null, 1)));
+      }
       if (event.visible_to) item.classList.add("private");
       list.appendChild(item);
     }
