@@ -46,6 +46,9 @@ class TrainSummary(TypedDict):
     fast_compile: bool
     device: str
     platform: str
+    devices: int
+    """Devices the matches were split over, all processes together."""
+    processes: int
 
 
 @dataclass(frozen=True)
