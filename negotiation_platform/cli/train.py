@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from negotiation_platform.registry import Registry
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
     from negotiation_platform.training.artifacts import TrainSummary
+    from negotiation_platform.training.devices import Hosts
+    from negotiation_platform.training.ippo import TrainConfig
 
 
 def add_train_command(sub: Subcommands) -> None:
@@ -70,29 +73,15 @@ def add_train_command(sub: Subcommands) -> None:
 
 def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     try:
-        from negotiation_platform.kernels.marl import make
-        from negotiation_platform.training.devices import Hosts, join, training_mesh, writes_files
+        from negotiation_platform.training.devices import Hosts, native_stdout_to_stderr
         from negotiation_platform.training.ippo import TrainConfig
-        from negotiation_platform.training.run import scripted_return, train
     except ImportError as exc:
         raise SystemExit(f"train needs the rl extra (pip install 'negotiation-platform[rl]'): {exc}") from None
     if min(args.total_steps, args.num_envs, args.num_steps, *args.hidden) < 1:
         raise SystemExit("--total-steps, --num-envs, --num-steps and --hidden must be positive")
-    if args.coordinator:
-        join(Hosts(args.coordinator, args.num_processes, args.process_id))  # before anything uses a device
-    elif (args.num_processes, args.process_id) != (1, 0):
+    if not args.coordinator and (args.num_processes, args.process_id) != (1, 0):
         raise SystemExit("--num-processes and --process-id need --coordinator HOST:PORT")
-    mesh = training_mesh(args.devices, args.num_envs)
-    config = args.config or {}
-    env = make(args.game, registry=registry, **config)
-    if env.num_agents * args.num_envs % TrainConfig.minibatches:
-        raise SystemExit(f"--num-envs × seats must split into {TrainConfig.minibatches} minibatches")
-    scripted = None
-    if args.scripted_matches > 0 and writes_files():
-        if args.scripted not in registry.agents():
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
-        value = scripted_return(registry, args.game, args.scripted, args.scripted_matches, config, args.seed)
-        scripted = (args.scripted, value)
+    hosts = Hosts(args.coordinator, args.num_processes, args.process_id) if args.coordinator else None
     train_config = TrainConfig(
         total_steps=args.total_steps,
         num_envs=args.num_envs,
@@ -101,6 +90,36 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         ent_coef=args.ent_coef,
         hidden=tuple(args.hidden),
     )
+    with native_stdout_to_stderr() if hosts else nullcontext():
+        summary, out = _run(args, registry, train_config, hosts)
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+    else:
+        _print_summary(console, summary, out if args.process_id == 0 else None)
+    return 0
+
+
+def _run(
+    args: argparse.Namespace, registry: Registry, train_config: TrainConfig, hosts: Hosts | None
+) -> tuple[TrainSummary, Path]:
+    """Join the other processes (before anything uses a device), baselines, training; (summary, DIR)."""
+    from negotiation_platform.kernels.marl import make
+    from negotiation_platform.training.devices import join, training_mesh, writes_files
+    from negotiation_platform.training.run import scripted_return, train
+
+    if hosts:
+        join(hosts)
+    mesh = training_mesh(args.devices, args.num_envs)
+    config = args.config or {}
+    env = make(args.game, registry=registry, **config)
+    if env.num_agents * args.num_envs % train_config.minibatches:
+        raise SystemExit(f"--num-envs × seats must split into {train_config.minibatches} minibatches")
+    if args.scripted_matches > 0 and args.scripted not in registry.agents():
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
+    scripted = None
+    if args.scripted_matches > 0 and writes_files():  # engine matches, measured once per run
+        value = scripted_return(registry, args.game, args.scripted, args.scripted_matches, config, args.seed)
+        scripted = (args.scripted, value)
     out = args.out or Path("runs") / args.game
     summary = train(
         env,
@@ -112,11 +131,7 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         fast_compile=args.fast_compile,
         mesh=mesh,
     )
-    if args.json:
-        print(json.dumps(summary, indent=2, sort_keys=True))
-    else:
-        _print_summary(console, summary, out if writes_files() else None)
-    return 0
+    return summary, out
 
 
 def _print_summary(console: Console, summary: TrainSummary, out: Path | None) -> None:

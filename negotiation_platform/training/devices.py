@@ -7,6 +7,10 @@ computing the shards on its own devices). On CPU the processes exchange data thr
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import jax
@@ -45,6 +49,20 @@ def join(hosts: Hosts) -> None:
     """Join the run's other processes (waits for all of them); call before anything else touches JAX's devices."""
     jax.config.update("jax_cpu_collectives_implementation", "gloo")  # CPU collectives across processes
     jax.distributed.initialize(hosts.coordinator, hosts.num_processes, hosts.process_id)
+
+
+@contextmanager
+def native_stdout_to_stderr() -> Iterator[None]:
+    """Native code's writes to stdout go to stderr meanwhile: gloo announces its connections on stdout,
+    which would break `--json` output. Python's own prints are redirected too, so print after."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def training_mesh(devices: int, num_envs: int) -> Mesh:

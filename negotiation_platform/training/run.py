@@ -134,6 +134,7 @@ def train(
         "platform": jax.default_backend(),
         "devices": mesh.size if mesh else 1,
         "processes": jax.process_count(),
+        "params_sha256": artifacts.params_sha256(params),
     }
     values = [float(v) for v in curve]
     if not writes_files():
