@@ -47,7 +47,8 @@ class Hosts:
 
 def join(hosts: Hosts) -> None:
     """Join the run's other processes (waits for all of them); call before anything else touches JAX's devices."""
-    jax.config.update("jax_cpu_collectives_implementation", "gloo")  # CPU collectives across processes
+    # CPU collectives across processes (jax.config.update is untyped)
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")  # type: ignore[no-untyped-call]
     jax.distributed.initialize(hosts.coordinator, hosts.num_processes, hosts.process_id)
 
 
