@@ -26,8 +26,8 @@ from negotiation_platform.training.devices import Hosts
 CPU = {"JAX_PLATFORMS": "cpu"}  # forced host devices exist only on the CPU platform
 FOUR_CPUS = {**CPU, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
 
-ONE_AND_FOUR = """
-import json, jax, numpy as np
+ON_N_DEVICES = """
+import json, sys, jax, numpy as np
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.kernels.marl import make
 from negotiation_platform.kernels.sharding import batch_mesh
@@ -39,24 +39,22 @@ from negotiation_platform.training.run import compile_for
 env = make("split_100", registry=Registry())
 config = TrainConfig(total_steps=1024, num_envs=16, num_steps=8, hidden=(16,), reward_scale=10.0)
 key = jax.random.key(0)
-runs = {}
-for n in (1, 4):
-    mesh = batch_mesh(jax.devices()[:n])
-    compiled = compile_for(make_train(env, config, mesh)[1], key, fast=True, mesh=mesh)
-    params, curve = compiled(key)
-    leaves = jax.tree.leaves(params)
-    runs[n] = {
-        "curve": [None if np.isnan(v) else float(v) for v in np.asarray(curve)],
-        "params": np.concatenate([np.asarray(x).ravel() for x in leaves]).tolist(),
-        "all_reduces": compiled.as_text().count("all-reduce("),
-        "params_on": sorted({len(x.sharding.device_set) for x in leaves}),
-        "replicated": all(x.sharding.is_fully_replicated for x in leaves),
-    }
+mesh = batch_mesh(jax.devices()[: int(sys.argv[1])])
+compiled = compile_for(make_train(env, config, mesh)[1], key, fast=True, mesh=mesh)
+params, curve = compiled(key)
+leaves = jax.tree.leaves(params)
 try:
     training_mesh(4, 10)
 except NegotiationError as exc:
-    runs["uneven"] = exc.message
-print(json.dumps(runs))
+    uneven = exc.message
+print(json.dumps({
+    "curve": [None if np.isnan(v) else float(v) for v in np.asarray(curve)],
+    "params": np.concatenate([np.asarray(x).ravel() for x in leaves]).tolist(),
+    "all_reduces": compiled.as_text().count("all-reduce("),
+    "params_on": sorted({len(x.sharding.device_set) for x in leaves}),
+    "replicated": all(x.sharding.is_fully_replicated for x in leaves),
+    "uneven": uneven,
+}))
 """
 
 RUN = ["--total-steps", "1024", "--num-envs", "16", "--num-steps", "8", "--hidden", "16", "--fast-compile"]
@@ -64,16 +62,7 @@ TRAIN = [sys.executable, "-m", "negotiation_platform.cli.main", "train", "split_
 
 
 def test_four_cpu_devices_learn_the_same_curve_as_one() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", ONE_AND_FOUR],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **FOUR_CPUS},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    runs = json.loads(done.stdout)
-    one, four = runs["1"], runs["4"]
+    one, four = (json.loads(out) for out in run_together([[sys.executable, "-c", ON_N_DEVICES, n] for n in "14"]))
     # The same program: only the order of float sums differs (measured: parameters 2e-7 apart).
     assert [v is None for v in one["curve"]] == [v is None for v in four["curve"]]
     assert sum(v is not None for v in one["curve"]) >= 4
@@ -82,7 +71,22 @@ def test_four_cpu_devices_learn_the_same_curve_as_one() -> None:
     # Data parallel for real: gradients all-reduced across the 4 devices, parameters replicated on each.
     assert (one["all_reduces"], one["params_on"]) == (0, [1])
     assert four["all_reduces"] > 0 and four["params_on"] == [4] and four["replicated"]
-    assert runs["uneven"] == "--num-envs 10 does not split evenly over 4 devices (4 per process × 1 processes)"
+    assert four["uneven"] == "--num-envs 10 does not split evenly over 4 devices (4 per process × 1 processes)"
+
+
+def run_together(commands: list[list[str]], env: dict[str, str] = FOUR_CPUS) -> list[str]:
+    """Each command's stdout, the commands run at once (each compiles on its own core)."""
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+        for command in commands
+    ]
+    try:
+        outputs = [process.communicate(timeout=300) for process in processes]
+    finally:
+        for process in processes:
+            process.kill()
+    assert [p.returncode for p in processes] == [0] * len(processes), [err[-2000:] for _, err in outputs]
+    return [out for out, _ in outputs]
 
 
 def free_port() -> int:
@@ -94,23 +98,10 @@ def free_port() -> int:
 
 def test_two_processes_joined_by_jax_distributed_train_one_policy(tmp_path: Path) -> None:
     joined = ["--coordinator", f"127.0.0.1:{free_port()}", "--num-processes", "2", "--scripted-matches", "0"]
-    processes = [
-        subprocess.Popen(
-            [*TRAIN, *joined, "--process-id", str(rank), "--out", str(tmp_path / f"p{rank}"), "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, **CPU},
-        )
-        for rank in (0, 1)
+    commands = [
+        [*TRAIN, *joined, "--process-id", str(rank), "--out", str(tmp_path / f"p{rank}"), "--json"] for rank in (0, 1)
     ]
-    try:
-        outputs = [process.communicate(timeout=300) for process in processes]
-    finally:
-        for process in processes:
-            process.kill()
-    assert [p.returncode for p in processes] == [0, 0], [err[-2000:] for _, err in outputs]
-    first, second = (json.loads(out) for out, _ in outputs)
+    first, second = (json.loads(out) for out in run_together(commands, CPU))
     assert (first["processes"], first["devices"]) == (second["processes"], second["devices"]) == (2, 2)
     assert first["params_sha256"] == second["params_sha256"]  # each process's own copy of the parameters
     assert first["final_return"] == second["final_return"] > first["random_return"]
