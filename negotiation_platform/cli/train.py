@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from negotiation_platform.registry import Registry
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
     from negotiation_platform.training.artifacts import TrainSummary
+    from negotiation_platform.training.devices import Hosts
+    from negotiation_platform.training.ippo import TrainConfig
 
 
 def add_train_command(sub: Subcommands) -> None:
@@ -44,28 +47,41 @@ def add_train_command(sub: Subcommands) -> None:
         action="store_true",
         help="compile without XLA's optimizations: starts sooner, steps slower (short runs, tests)",
     )
+    train.add_argument(
+        "--devices",
+        type=int,
+        default=1,
+        help="split the matches over this many devices of each process, parameters replicated and gradients "
+        "averaged across them (the same run as on 1 device up to float rounding); --num-envs must divide evenly "
+        "over all devices; on a CPU, start with XLA_FLAGS=--xla_force_host_platform_device_count=N",
+    )
+    train.add_argument(
+        "--coordinator",
+        metavar="HOST:PORT",
+        default=None,
+        help="join a run over several processes or hosts (jax.distributed): process 0's address, the same "
+        "for every process; the mesh then spans every process's devices and only process 0 writes files",
+    )
+    train.add_argument(
+        "--num-processes", type=int, default=1, help="with --coordinator: how many processes join the run"
+    )
+    train.add_argument(
+        "--process-id", type=int, default=0, help="with --coordinator: this process's number, 0..num-processes-1"
+    )
     train.add_argument("--json", action="store_true", help="print the summary as one JSON object")
 
 
 def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     try:
-        from negotiation_platform.kernels.marl import make
+        from negotiation_platform.training.devices import Hosts, native_stdout_to_stderr
         from negotiation_platform.training.ippo import TrainConfig
-        from negotiation_platform.training.run import scripted_return, train
     except ImportError as exc:
         raise SystemExit(f"train needs the rl extra (pip install 'negotiation-platform[rl]'): {exc}") from None
     if min(args.total_steps, args.num_envs, args.num_steps, *args.hidden) < 1:
         raise SystemExit("--total-steps, --num-envs, --num-steps and --hidden must be positive")
-    config = args.config or {}
-    env = make(args.game, registry=registry, **config)
-    if env.num_agents * args.num_envs % TrainConfig.minibatches:
-        raise SystemExit(f"--num-envs × seats must split into {TrainConfig.minibatches} minibatches")
-    scripted = None
-    if args.scripted_matches > 0:
-        if args.scripted not in registry.agents():
-            raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
-        value = scripted_return(registry, args.game, args.scripted, args.scripted_matches, config, args.seed)
-        scripted = (args.scripted, value)
+    if not args.coordinator and (args.num_processes, args.process_id) != (1, 0):
+        raise SystemExit("--num-processes and --process-id need --coordinator HOST:PORT")
+    hosts = Hosts(args.coordinator, args.num_processes, args.process_id) if args.coordinator else None
     train_config = TrainConfig(
         total_steps=args.total_steps,
         num_envs=args.num_envs,
@@ -74,19 +90,56 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         ent_coef=args.ent_coef,
         hidden=tuple(args.hidden),
     )
-    out = args.out or Path("runs") / args.game
-    summary = train(
-        env, config, train_config, seed=args.seed, out=out, scripted=scripted, fast_compile=args.fast_compile
-    )
+    with native_stdout_to_stderr() if hosts else nullcontext():
+        summary, out = _run(args, registry, train_config, hosts)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
     else:
-        _print_summary(console, summary, out)
+        _print_summary(console, summary, out if args.process_id == 0 else None)
     return 0
 
 
-def _print_summary(console: Console, summary: TrainSummary, out: Path) -> None:
-    console.print(f"[bold]{summary['game']}[/] ippo, {summary['env_steps']:,} env-steps on {summary['device']}")
+def _run(
+    args: argparse.Namespace, registry: Registry, train_config: TrainConfig, hosts: Hosts | None
+) -> tuple[TrainSummary, Path]:
+    """Join the other processes (before anything uses a device), baselines, training; (summary, DIR)."""
+    from negotiation_platform.kernels.marl import make
+    from negotiation_platform.training.devices import join, training_mesh, writes_files
+    from negotiation_platform.training.run import scripted_return, train
+
+    if hosts:
+        join(hosts)
+    mesh = training_mesh(args.devices, args.num_envs)
+    config = args.config or {}
+    env = make(args.game, registry=registry, **config)
+    if env.num_agents * args.num_envs % train_config.minibatches:
+        raise SystemExit(f"--num-envs × seats must split into {train_config.minibatches} minibatches")
+    if args.scripted_matches > 0 and args.scripted not in registry.agents():
+        raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
+    scripted = None
+    if args.scripted_matches > 0 and writes_files():  # engine matches, measured once per run
+        value = scripted_return(registry, args.game, args.scripted, args.scripted_matches, config, args.seed)
+        scripted = (args.scripted, value)
+    out = args.out or Path("runs") / args.game
+    summary = train(
+        env,
+        config,
+        train_config,
+        seed=args.seed,
+        out=out,
+        scripted=scripted,
+        fast_compile=args.fast_compile,
+        mesh=mesh,
+    )
+    return summary, out
+
+
+def _print_summary(console: Console, summary: TrainSummary, out: Path | None) -> None:
+    """`out`: where this process wrote the files, None where another process writes them."""
+    console.print(
+        f"[bold]{summary['game']}[/] ippo, {summary['env_steps']:,} env-steps on {summary['devices']} × "
+        f"{summary['device']} ({summary['processes']} process(es))"
+    )
     console.print(f"  random   {summary['random_return']:.3f}")
     if summary["scripted_return"] is not None:
         console.print(f"  {summary['scripted']:<8} {summary['scripted_return']:.3f} (engine matches)")
@@ -94,4 +147,7 @@ def _print_summary(console: Console, summary: TrainSummary, out: Path) -> None:
     console.print(
         f"  {summary['env_steps_per_second']:,.0f} env-steps/s (compiling took {summary['compile_seconds']:.1f} s)"
     )
-    console.print(f"  wrote {out}/curve.csv, summary.json, curve.png, policy.json, params.msgpack")
+    if out:
+        console.print(f"  wrote {out}/curve.csv, summary.json, curve.png, policy.json, params.msgpack")
+    else:
+        console.print("  process 0 writes the run's files")

@@ -7,6 +7,7 @@ DIR/summary.json the run's figures; DIR/curve.png the learning curve against the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -46,6 +47,11 @@ class TrainSummary(TypedDict):
     fast_compile: bool
     device: str
     platform: str
+    devices: int
+    """Devices the matches were split over, all processes together."""
+    processes: int
+    params_sha256: str
+    """Of params.msgpack's bytes: ties the summary to its parameters; every process of a run reports the same."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,11 @@ def save_policy(
     meta = PolicyFile(env.name, config, hidden, price_levels, env.obs_size, env.action_space(env.agents[0]).n)
     (out / "policy.json").write_text(json.dumps(meta.__dict__, indent=2, sort_keys=True) + "\n")
     (out / "params.msgpack").write_bytes(serialization.to_bytes(params))
+
+
+def params_sha256(params: VariableDict) -> str:
+    """The SHA-256 of the parameters as params.msgpack holds them (this process's copy)."""
+    return hashlib.sha256(serialization.to_bytes(params)).hexdigest()
 
 
 def load_policy(directory: Path, registry: Registry | None = None) -> TrainedPolicy:

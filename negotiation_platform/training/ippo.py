@@ -6,6 +6,11 @@ Every seat of every match is an actor (a batch of `num_agents × num_envs`); eac
 (`kernels.marl`, which resets finished matches itself), computes GAE advantages and takes
 `epochs × minibatches` clipped-PPO steps with optax. Illegal codes are masked out of the policy.
 The same rollout code measures the uniformly random policy, so the two returns compare like for like.
+
+Given a device mesh, the matches (and each minibatch's actors) are split over its devices and the
+parameters replicated; the program is otherwise the same, so each loss is still the mean over the
+whole minibatch and XLA turns its gradient into the data-parallel all-reduce: 1 device and N devices
+compute the same numbers up to the order of float sums.
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ import jax
 import jax.numpy as jnp
 import optax
 from flax.typing import VariableDict
+from jax.sharding import Mesh
 
 from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv
+from negotiation_platform.kernels.sharding import spread
 from negotiation_platform.training.network import MASKED, ActorCritic, entropy, forward, log_probs
 
 Chooser = Callable[[jax.Array, jax.Array, jax.Array], jax.Array]
@@ -95,10 +102,17 @@ def stack(env: MarlEnv[StateT, ParamsT], values: dict[str, jax.Array]) -> jax.Ar
     return jnp.stack([values[agent] for agent in env.agents])
 
 
-def start(env: MarlEnv[StateT, ParamsT], key: jax.Array, num_envs: int) -> Rollout[StateT]:
-    obs, state = jax.vmap(env.reset)(jax.random.split(key, num_envs))
+def placed(rollout: Rollout[StateT], mesh: Mesh | None) -> Rollout[StateT]:
+    """The rollout's matches split over `mesh`: the state's leading axis, and the second axis of the
+    observations and running returns (seats come first)."""
+    state, obs, running = spread(rollout.state, mesh), spread(rollout.obs, mesh, 1), spread(rollout.running, mesh, 1)
+    return Rollout(state, obs, running, rollout.ended_sum, rollout.ended_count)
+
+
+def start(env: MarlEnv[StateT, ParamsT], key: jax.Array, num_envs: int, mesh: Mesh | None = None) -> Rollout[StateT]:
+    obs, state = jax.vmap(env.reset)(spread(jax.random.split(key, num_envs), mesh))
     zero = jnp.float32(0.0)
-    return Rollout(state, stack(env, obs), jnp.zeros((env.num_agents, num_envs)), zero, zero)
+    return placed(Rollout(state, stack(env, obs), jnp.zeros((env.num_agents, num_envs)), zero, zero), mesh)
 
 
 def avail_of(env: MarlEnv[StateT, ParamsT], state: StateT) -> jax.Array:
@@ -137,23 +151,27 @@ def policy_chooser(network: ActorCritic, params: VariableDict) -> Chooser:
     return choose
 
 
-def mean_return(env: MarlEnv[StateT, ParamsT], choose: Chooser, key: jax.Array, num_envs: int, steps: int) -> jax.Array:
+def mean_return(
+    env: MarlEnv[StateT, ParamsT], choose: Chooser, key: jax.Array, num_envs: int, steps: int, mesh: Mesh | None = None
+) -> jax.Array:
     """Mean per-seat return of the episodes that end within `steps` env-steps of `num_envs` matches."""
 
     def body(rollout: Rollout[StateT], key: jax.Array) -> tuple[Rollout[StateT], None]:
+        rollout = placed(rollout, mesh)
         choose_key, step_key = jax.random.split(key)
         codes = choose(choose_key, rollout.obs, avail_of(env, rollout.state))
         return env_step(env, rollout, codes, step_key)[0], None
 
     start_key, run_key = jax.random.split(key)
-    final, _ = jax.lax.scan(body, start(env, start_key, num_envs), jax.random.split(run_key, steps))
+    final, _ = jax.lax.scan(body, start(env, start_key, num_envs, mesh), jax.random.split(run_key, steps))
     return final.ended_sum / jnp.maximum(final.ended_count, 1.0)
 
 
 def make_train(
-    env: MarlEnv[StateT, ParamsT], config: TrainConfig
+    env: MarlEnv[StateT, ParamsT], config: TrainConfig, mesh: Mesh | None = None
 ) -> tuple[ActorCritic, Callable[[jax.Array], tuple[VariableDict, jax.Array]]]:
-    """(network, train): `train(key)` returns (trained params, mean episode return per update)."""
+    """(network, train): `train(key)` returns (trained params, mean episode return per update); with
+    `mesh`, the matches and minibatches are split over its devices."""
     network = ActorCritic(env.action_space(env.agents[0]).n, tuple(config.hidden))
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     actors = env.num_agents * config.num_envs
@@ -162,7 +180,7 @@ def make_train(
     def collect(
         carry: tuple[VariableDict, Rollout[StateT]], key: jax.Array
     ) -> tuple[tuple[VariableDict, Rollout[StateT]], Transition]:
-        params, rollout = carry
+        params, rollout = carry[0], placed(carry[1], mesh)
         choose_key, step_key = jax.random.split(key)
         avail = avail_of(env, rollout.state)
         logits, value = forward(network, params, rollout.obs, avail)
@@ -213,11 +231,11 @@ def make_train(
 
             def minibatch(carry: Optimizing, part: tuple[Transition, jax.Array, jax.Array]) -> tuple[Optimizing, None]:
                 params, opt_state = carry
-                grads = jax.grad(loss)(params, *part)
+                grads = jax.grad(loss)(params, *spread(part, mesh, 1))  # each device: its actors' share
                 changes, opt_state = optimizer.update(grads, opt_state, params)
                 return (optax.apply_updates(params, changes), opt_state), None
 
-            return jax.lax.scan(minibatch, carry, minibatches)[0], None
+            return jax.lax.scan(minibatch, carry, spread(minibatches, mesh, 2))[0], None
 
         (params, opt_state), _ = jax.lax.scan(epoch, (params, opt_state), jax.random.split(shuffle_key, config.epochs))
         count = rollout.ended_count - before.ended_count
@@ -226,7 +244,7 @@ def make_train(
 
     def train(key: jax.Array) -> tuple[VariableDict, jax.Array]:
         init_key, env_key, run_key = jax.random.split(key, 3)
-        rollout = start(env, env_key, config.num_envs)
+        rollout = start(env, env_key, config.num_envs, mesh)
         params = network.init(init_key, rollout.obs, avail_of(env, rollout.state))
         carry = Learning(params, optimizer.init(params), rollout)
         final, curve = jax.lax.scan(update, carry, jax.random.split(run_key, config.num_updates))

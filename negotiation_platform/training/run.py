@@ -4,7 +4,8 @@ The random baseline and the trained policy are measured the same way (the mean p
 of the episodes that end in `eval_steps` env-steps of `eval_envs` fresh matches, the trained
 policy sampling its actions); the scripted baseline is the mean per-seat payoff of whole engine
 matches played by a scripted agent in every seat. Throughput counts the training run only, after
-compilation.
+compilation. Over a mesh (`training.devices`), every process runs this same code and only process
+0 writes the files.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TypeVar
 import jax
 import numpy as np
 from flax.typing import VariableDict
+from jax.sharding import Mesh
 from pydantic import JsonValue
 
 from negotiation_platform.agents.catalog import make_agent
@@ -27,8 +29,10 @@ from negotiation_platform.agents.seating import SeatedBy
 from negotiation_platform.arena import Arena
 from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv
+from negotiation_platform.kernels.sharding import replicated
 from negotiation_platform.registry import Registry
 from negotiation_platform.training import artifacts
+from negotiation_platform.training.devices import writes_files
 from negotiation_platform.training.ippo import TrainConfig, make_train, mean_return, policy_chooser, random_chooser
 
 
@@ -60,11 +64,19 @@ Out = TypeVar("Out")
 """What a compiled function returns."""
 
 
-def compile_for(fn: Callable[..., Out], *args: object, fast: bool = False) -> Callable[..., Out]:
-    """`fn` jitted and compiled for `args`; `fast` turns XLA's backend optimizations off, which on a CPU
-    compiles a trainer about three times quicker and runs each step slower (for short runs)."""
-    options: dict[str, str | bool] | None = {"xla_backend_optimization_level": "0"} if fast else None
-    compiled: Callable[..., Out] = jax.jit(fn).lower(*args).compile(compiler_options=options)
+FAST_COMPILE: dict[str, str | bool] = {"xla_backend_optimization_level": "0", "xla_cpu_use_fusion_emitters": False}
+"""XLA's options for `--fast-compile` (the second is read by the CPU backend only)."""
+
+
+def compile_for(
+    fn: Callable[..., Out], *args: object, fast: bool = False, mesh: Mesh | None = None
+) -> Callable[..., Out]:
+    """`fn` jitted and compiled for `args`, its results replicated over `mesh`'s devices when given; `fast`
+    turns XLA's backend optimizations and the CPU's fusion emitters off, which compiles a trainer
+    sooner and runs each step slower (for short runs)."""
+    options: dict[str, str | bool] | None = FAST_COMPILE if fast else None
+    jitted = jax.jit(fn, out_shardings=replicated(mesh)) if mesh else jax.jit(fn)
+    compiled: Callable[..., Out] = jitted.lower(*args).compile(compiler_options=options)
     return compiled
 
 
@@ -79,20 +91,22 @@ def train(
     eval_envs: int = 256,
     eval_steps: int = 256,
     fast_compile: bool = False,
+    mesh: Mesh | None = None,
 ) -> artifacts.TrainSummary:
-    """Train, evaluate and write DIR's files; returns the summary (also DIR/summary.json)."""
+    """Train, evaluate and write DIR's files (process 0 only); returns the summary (also DIR/summary.json).
+    With `mesh`, training and evaluation split their matches over its devices."""
     key = jax.random.key(seed)
     train_key, eval_key = jax.random.split(key)
 
     def random_play(key: jax.Array) -> jax.Array:
-        return mean_return(env, random_chooser, key, eval_envs, eval_steps)
+        return mean_return(env, random_chooser, key, eval_envs, eval_steps, mesh)
 
-    random_return = float(compile_for(random_play, eval_key, fast=fast_compile)(eval_key))
+    random_return = float(compile_for(random_play, eval_key, fast=fast_compile, mesh=mesh)(eval_key))
     if config.reward_scale <= 0:  # auto: returns of about ±1 for the value head
         config = replace(config, reward_scale=max(1.0, abs(random_return)))
-    network, run = make_train(env, config)
+    network, run = make_train(env, config, mesh)
     started = time.perf_counter()
-    compiled = compile_for(run, train_key, fast=fast_compile)
+    compiled = compile_for(run, train_key, fast=fast_compile, mesh=mesh)
     compile_seconds = time.perf_counter() - started
     started = time.perf_counter()
     params, learned = compiled(train_key)
@@ -100,7 +114,9 @@ def train(
     train_seconds = time.perf_counter() - started
 
     def trained_play(params: VariableDict, key: jax.Array) -> jax.Array:
-        return mean_return(env, policy_chooser(network, params), key, eval_envs, eval_steps)
+        return mean_return(env, policy_chooser(network, params), key, eval_envs, eval_steps, mesh)
+
+    trained = compile_for(trained_play, params, eval_key, fast=fast_compile, mesh=mesh)
 
     env_steps = config.num_updates * config.steps_per_update
     summary: artifacts.TrainSummary = {
@@ -111,7 +127,7 @@ def train(
         "train_config": asdict(config),
         "env_steps": env_steps,
         "random_return": random_return,
-        "final_return": float(compile_for(trained_play, params, eval_key, fast=fast_compile)(params, eval_key)),
+        "final_return": float(trained(params, eval_key)),
         "scripted": scripted[0] if scripted else None,
         "scripted_return": scripted[1] if scripted else None,
         "env_steps_per_second": env_steps / train_seconds,
@@ -120,8 +136,13 @@ def train(
         "fast_compile": fast_compile,
         "device": str(jax.devices()[0].device_kind),
         "platform": jax.default_backend(),
+        "devices": mesh.size if mesh else 1,
+        "processes": jax.process_count(),
+        "params_sha256": artifacts.params_sha256(params),
     }
     values = [float(v) for v in curve]
+    if not writes_files():
+        return summary
     artifacts.save_policy(out, env, game_config, tuple(config.hidden), params)
     artifacts.write_curve(out, config.steps_per_update, values)
     artifacts.write_summary(out, summary)
