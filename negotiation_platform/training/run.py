@@ -64,8 +64,10 @@ Out = TypeVar("Out")
 """What a compiled function returns."""
 
 
-FAST_COMPILE: dict[str, str | bool] = {"xla_backend_optimization_level": "0", "xla_cpu_use_fusion_emitters": False}
-"""XLA's options for `--fast-compile` (the second is read by the CPU backend only)."""
+FAST_COMPILE: dict[str, str | bool] = {"xla_backend_optimization_level": "0"}
+"""XLA's options for `--fast-compile` on any backend."""
+FAST_COMPILE_CPU: dict[str, str | bool] = {**FAST_COMPILE, "xla_cpu_use_fusion_emitters": False}
+"""On the CPU, the fusion emitters off too: an option only the CPU backend reads, so it is not sent to others."""
 
 
 def compile_for(
@@ -74,7 +76,7 @@ def compile_for(
     """`fn` jitted and compiled for `args`, its results replicated over `mesh`'s devices when given; `fast`
     turns XLA's backend optimizations and the CPU's fusion emitters off, which compiles a trainer
     sooner and runs each step slower (for short runs)."""
-    options: dict[str, str | bool] | None = FAST_COMPILE if fast else None
+    options = (FAST_COMPILE_CPU if jax.default_backend() == "cpu" else FAST_COMPILE) if fast else None
     jitted = jax.jit(fn, out_shardings=replicated(mesh)) if mesh else jax.jit(fn)
     compiled: Callable[..., Out] = jitted.lower(*args).compile(compiler_options=options)
     return compiled
