@@ -203,11 +203,17 @@ class MarlEnv(MultiAgentEnvBase, Generic[StateT, ParamsT]):
 
 
 def make(
-    game_id: str, *, registry: Registry | None = None, price_levels: int = DEFAULT_PRICE_LEVELS, **config: object
+    game_id: str,
+    *,
+    registry: Registry | None = None,
+    price_levels: int = DEFAULT_PRICE_LEVELS,
+    formulation: str | None = None,
+    **config: object,
 ) -> MarlEnv[Any, Any]:
     """A JaxMARL-compatible environment for `game_id` under config overrides, e.g. `make("trust_and_split")`.
 
-    `price_levels` numbers the offers of a game whose action is a price (company_car).
+    `price_levels` numbers the offers of a game whose action is a price (company_car); `formulation` picks the
+    kernel's ("cpu" or "accelerator"; by default JAX's backend decides).
     """
-    kernel, params = make_kernel(game_id, registry=registry, **config)
+    kernel, params = make_kernel(game_id, registry=registry, formulation=formulation, **config)
     return MarlEnv(kernel, params, price_levels)

@@ -21,6 +21,7 @@ from flax.typing import VariableDict
 from pydantic import JsonValue
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
+from negotiation_platform.kernels.action_codes import DEFAULT_PRICE_LEVELS
 from negotiation_platform.kernels.env import KernelState, ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv, make
 from negotiation_platform.registry import Registry
@@ -102,8 +103,8 @@ def load_policy(directory: Path, registry: Registry | None = None) -> TrainedPol
         raise NegotiationError(
             ErrorCode.INVALID_ARGUMENT, f"{directory} holds no trained policy (policy.json, params.msgpack): {exc}"
         ) from None
-    levels = {"price_levels": meta.price_levels} if meta.price_levels else {}
-    env = make(meta.game_id, registry=registry, **levels, **meta.config)
+    levels = meta.price_levels or DEFAULT_PRICE_LEVELS
+    env = make(meta.game_id, registry=registry, price_levels=levels, **meta.config)
     network = ActorCritic(meta.num_actions, tuple(meta.hidden))
     template = network.init(
         jax.random.key(0), jnp.zeros((1, meta.obs_size)), jnp.ones((1, meta.num_actions), jnp.bool_)
