@@ -63,7 +63,7 @@ def test_the_outcome_line_names_no_winner_when_there_is_none() -> None:
     outcome = auction.stdout.splitlines()[-1]
     assert "terms: {'winner': 'random'" in outcome and "winner: None" not in outcome
     split = cli("play", "split_100", "--seed", "3").stdout.splitlines()[-1]
-    assert "  winner: concession_2  rounds: 6" in split
+    assert "  winner (most surplus over BATNA): concession_2  rounds: 6" in split
 
 
 @pytest.fixture(scope="module")

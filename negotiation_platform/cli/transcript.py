@@ -54,13 +54,14 @@ def replayed_game(registry: Registry, result: Mapping[str, Any]) -> BaseGame[Gam
 def print_outcome(console: Console, result: dict[str, Any]) -> None:
     """The payoffs as a table, then the agreement, terms, winner and rounds.
 
-    The winner (the most surplus over its BATNA) is left out when there is none: "winner: None" beside
-    terms that name a winner of their own (an auction's) read as a contradiction."""
+    Payoffs are rounded to the cent (no float artefacts such as 32.400000000000006). The winner is seed 000's
+    rule, the most surplus over its BATNA, not the largest payoff: the line says so. It is left out when there
+    is none: "winner: None" beside terms that name a winner of their own (an auction's) read as a contradiction."""
     table = Table("agent", "payoff")
     for agent, payoff in result["payoffs"].items():
-        table.add_row(shown(agent), f"{payoff:g}")
+        table.add_row(shown(agent), f"{round(payoff, 2):.12g}")
     console.print(table)
-    winner = f"  winner: {result['winner']}" if result["winner"] is not None else ""
+    winner = f"  winner (most surplus over BATNA): {result['winner']}" if result["winner"] is not None else ""
     outcome = f"agreement: {result['agreement']}  terms: {result['terms']}{winner}  rounds: {result['rounds']}"
     console.print(shown(outcome))
 

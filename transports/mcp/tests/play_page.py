@@ -1,10 +1,32 @@
-"""Shared by the play page's browser tests: waiting for a turn, submitting a form, reading the payoffs."""
+"""Shared by the play page's browser tests: starting a match, waiting for a turn, submitting a form, reading the
+payoffs, keeping screenshots."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
 from typing import Any
 
+from browser_helpers import screenshot
+from mcp import Client
+
+from negotiation_mcp.client import McpArena
+
 FINISHED = "[data-status]:text-is('finished')"
+
+
+async def start(server: str, game_id: str, **arguments: Any) -> dict[str, Any]:
+    """A match started over MCP on `server` (its answer: the seats' play links among it)."""
+    async with Client(server) as client:
+        return await McpArena(client).start_game(game_id, **arguments)
+
+
+async def keep(page: Any, tmp_path: Path, name: str) -> None:
+    """The page's screenshot (checked not blank), kept in $PLAY_SCREENSHOTS when set."""
+    await screenshot(page, tmp_path / name)
+    if os.environ.get("PLAY_SCREENSHOTS"):
+        shutil.copy(tmp_path / name, Path(os.environ["PLAY_SCREENSHOTS"]) / name)
 
 
 async def next_turn(page: Any, *actions: str) -> str:

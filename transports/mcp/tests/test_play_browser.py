@@ -5,17 +5,12 @@ each test opens its own context. With PLAY_SCREENSHOTS=DIR the pages' screenshot
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import needs_chromium, screenshot
-from mcp import Client
-from play_page import next_turn, payoffs, submit
-
-from negotiation_mcp.client import McpArena
+from browser_helpers import needs_chromium
+from play_page import keep, next_turn, payoffs, start, submit
 
 pytestmark = [pytest.mark.anyio, needs_chromium]
 
@@ -28,18 +23,6 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 def server(shared_mcp_url: str) -> str:
     return shared_mcp_url  # the session's plain server: each test reads only the matches it makes
-
-
-async def start(server: str, game_id: str, **arguments: Any) -> dict[str, Any]:
-    async with Client(server) as client:
-        return await McpArena(client).start_game(game_id, **arguments)
-
-
-async def keep(page: Any, tmp_path: Path, name: str) -> None:
-    """The page's screenshot (checked not blank), kept in $PLAY_SCREENSHOTS when set."""
-    await screenshot(page, tmp_path / name)
-    if os.environ.get("PLAY_SCREENSHOTS"):
-        shutil.copy(tmp_path / name, Path(os.environ["PLAY_SCREENSHOTS"]) / name)
 
 
 async def test_a_person_plays_a_whole_split_100_against_concession(server: str, person: Any, tmp_path: Path) -> None:

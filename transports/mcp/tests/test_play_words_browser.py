@@ -13,11 +13,8 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import needs_chromium, screenshot
-from mcp import Client
-from play_page import FINISHED, next_turn, submit
-
-from negotiation_mcp.client import McpArena
+from browser_helpers import needs_chromium
+from play_page import FINISHED, keep, next_turn, start, submit
 
 pytestmark = [pytest.mark.anyio, needs_chromium]
 
@@ -25,17 +22,6 @@ pytestmark = [pytest.mark.anyio, needs_chromium]
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-async def start(server: str, game_id: str, **arguments: Any) -> dict[str, Any]:
-    async with Client(server) as client:
-        return await McpArena(client).start_game(game_id, **arguments)
-
-
-async def keep(page: Any, tmp_path: Path, name: str) -> None:
-    await screenshot(page, tmp_path / name)
-    if os.environ.get("PLAY_SCREENSHOTS"):
-        (Path(os.environ["PLAY_SCREENSHOTS"]) / name).write_bytes((tmp_path / name).read_bytes())
 
 
 async def laptop(browser: Any) -> Any:
