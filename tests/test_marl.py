@@ -158,3 +158,23 @@ def test_without_jaxmarl_the_light_base_offers_the_same_interface() -> None:
     done = subprocess.run([sys.executable, "-c", LIGHT_BASE], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["LightMultiAgentEnv", "True"]
+
+
+KEEPS_STREAMS = """
+import io, sys
+out, err = io.StringIO(), io.StringIO()
+sys.stdout, sys.stderr = out, err
+import negotiation_platform.kernels.marl
+kept = sys.stdout is out and sys.stderr is err
+sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+print(kept, repr(out.getvalue()))
+"""
+
+
+def test_importing_the_jaxmarl_base_leaves_the_callers_streams_and_prints_nothing() -> None:
+    """jaxmarl's import sets sys.stdout/stderr to the process's own: a caller's capture (pytest's, a
+    notebook's) must survive our import of it, and nothing of its chatter reaches stdout."""
+    pytest.importorskip("jaxmarl")
+    done = subprocess.run([sys.executable, "-c", KEEPS_STREAMS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "True ''\n"

@@ -17,7 +17,6 @@ from negotiation_platform.registry import Registry
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
     from negotiation_platform.training.artifacts import TrainSummary
-    from negotiation_platform.training.devices import Hosts
     from negotiation_platform.training.ippo import TrainConfig
 
 
@@ -73,8 +72,7 @@ def add_train_command(sub: Subcommands) -> None:
 
 def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) -> int:
     try:
-        from negotiation_platform.training.devices import Hosts, native_stdout_to_stderr
-        from negotiation_platform.training.ippo import TrainConfig
+        from negotiation_platform.training.devices import Hosts, join, native_stdout_to_stderr
     except ImportError as exc:
         raise SystemExit(f"train needs the rl extra (pip install 'negotiation-platform[rl]'): {exc}") from None
     if min(args.total_steps, args.num_envs, args.num_steps, *args.hidden) < 1:
@@ -82,6 +80,11 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
     if not args.coordinator and (args.num_processes, args.process_id) != (1, 0):
         raise SystemExit("--num-processes and --process-id need --coordinator HOST:PORT")
     hosts = Hosts(args.coordinator, args.num_processes, args.process_id) if args.coordinator else None
+    if hosts:  # before the trainer's imports: importing jaxmarl (the JaxMARL base) already starts a backend
+        with native_stdout_to_stderr():
+            join(hosts)
+    from negotiation_platform.training.ippo import TrainConfig
+
     train_config = TrainConfig(
         total_steps=args.total_steps,
         num_envs=args.num_envs,
@@ -91,7 +94,7 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         hidden=tuple(args.hidden),
     )
     with native_stdout_to_stderr() if hosts else nullcontext():
-        summary, out = _run(args, registry, train_config, hosts)
+        summary, out = _run(args, registry, train_config)
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
     else:
@@ -99,16 +102,12 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
     return 0
 
 
-def _run(
-    args: argparse.Namespace, registry: Registry, train_config: TrainConfig, hosts: Hosts | None
-) -> tuple[TrainSummary, Path]:
-    """Join the other processes (before anything uses a device), baselines, training; (summary, DIR)."""
+def _run(args: argparse.Namespace, registry: Registry, train_config: TrainConfig) -> tuple[TrainSummary, Path]:
+    """Baselines and training, the processes already joined; (summary, DIR)."""
     from negotiation_platform.kernels.marl import make
-    from negotiation_platform.training.devices import join, training_mesh, writes_files
+    from negotiation_platform.training.devices import training_mesh, writes_files
     from negotiation_platform.training.run import scripted_return, train
 
-    if hosts:
-        join(hosts)
     mesh = training_mesh(args.devices, args.num_envs)
     config = args.config or {}
     env = make(args.game, registry=registry, **config)

@@ -92,13 +92,15 @@ class LightMultiAgentEnv:
 def _multi_agent_env() -> type:
     """JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed, else `LightMultiAgentEnv`.
 
-    jaxmarl's package prints while importing its environments, and one of them swaps `sys.stdout`
-    meanwhile: file descriptor 1 itself points at the null device for the import, so none of it
-    reaches our stdout, which the CLI's JSON uses.
+    jaxmarl's package prints while importing its environments, and one of them swaps `sys.stdout` and
+    `sys.stderr` and then sets them to `sys.__stdout__`/`sys.__stderr__`, dropping whatever streams the
+    caller had (pytest's capture, a notebook's): file descriptor 1 points at the null device for the
+    import, so none of it reaches our stdout (the CLI's JSON), and both streams are put back after.
     """
     if importlib.util.find_spec("jaxmarl") is None:
         return LightMultiAgentEnv
     sys.stdout.flush()
+    streams = sys.stdout, sys.stderr
     saved = os.dup(1)
     try:
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(io.StringIO()):
@@ -109,6 +111,7 @@ def _multi_agent_env() -> type:
     finally:
         os.dup2(saved, 1)
         os.close(saved)
+        sys.stdout, sys.stderr = streams
     return MultiAgentEnv  # type: ignore[no-any-return]
 
 
