@@ -121,7 +121,7 @@ class CompanyCarGame(BilateralNegotiation[CompanyCarConfig]):
         return {"starting_price": self.settings.starting_price}
 
     def score_note(self, player_id: str) -> str:
-        """What the score rewards (GAMES.md): BATNA plus surplus on a deal, 0 without one."""
+        """What the score rewards (docs/games/company_car.md): BATNA plus surplus on a deal, 0 without one."""
         buyer = self.role_of(player_id) == "buyer"
         return (
             "Your score on a deal is your BATNA plus your surplus ("
