@@ -13,7 +13,14 @@ from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
 from negotiation_adasociety.kernels import AdaSocietyEnv
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels import make
-from negotiation_platform.kernels.footprint import match_bytes, step_loops, while_loops
+from negotiation_platform.kernels.footprint import (
+    OBSERVATION_TARGET,
+    STATE_TARGET,
+    match_bytes,
+    step_loops,
+    while_loops,
+)
+from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.kernels.split_100 import Split100Env
 from negotiation_platform.testing import check_kernel
 
@@ -56,7 +63,25 @@ def test_a_match_holds_compact_state_and_observations(game: str) -> None:
     assert state < cpu_state and observation < cpu_observation
     if game == "adasociety":  # int8 throughout: no count of the default rules passes 127
         assert (cpu_state, cpu_observation) == (953, 4252)
-        assert state <= 1200 and (state, observation) == (275, 2024)
+        assert state <= STATE_TARGET and observation <= OBSERVATION_TARGET
+        assert (state, observation) == (275, 1328)
+
+
+def test_the_compact_observation_spreads_into_the_cpu_ones_features() -> None:
+    """What a match holds is smaller, but a policy reads the same vector on either formulation (so one
+    trained on a GPU plays at a CPU table), and the accelerator's holds no field twice."""
+    cpu, params = make("adasociety", formulation="cpu")
+    accelerator, _ = make("adasociety", formulation="accelerator")
+    seen, cpu_seen = accelerator.reset(jax.random.key(4), params)[0], cpu.reset(jax.random.key(4), params)[0]
+    assert "action_mask" not in seen and seen["grid_observation"].shape == (4, 5, 7, 7)
+    assert seen["grid_observation"].dtype == jnp.int8 and cpu_seen["grid_observation"].shape == (4, 8, 7, 7)
+    spread = accelerator.network_observation(seen, params)
+    assert {name: (v.dtype, v.shape) for name, v in spread.items()} == {
+        name: (v.dtype, v.shape) for name, v in cpu_seen.items()
+    }
+    assert all(bool((spread[name] == value).all()) for name, value in cpu_seen.items())
+    features = [MarlEnv(env, params).get_obs(env.reset(jax.random.key(4), params)[1]) for env in (cpu, accelerator)]
+    assert all(bool((features[0][agent] == features[1][agent]).all()) for agent in features[0])
 
 
 def test_a_whole_match_replays_the_engine_on_the_accelerator_formulation() -> None:

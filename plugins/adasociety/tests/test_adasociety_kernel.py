@@ -92,7 +92,14 @@ class Twin:
             np.testing.assert_allclose(np.asarray(getattr(kernel, name)), engine[name], atol=1e-5, err_msg=name)
 
     def assert_same_observations(self) -> None:
-        observations = self.observations(self.state, self.params)
+        """As a policy reads them (`network_observation`): the engine's, and the CPU formulation's exactly."""
+        observations = self.env.network_observation(self.observations(self.state, self.params), self.params)
+        if self.beside_cpu:
+            cpu = compiled(self.cpu, "observe")(self.cpu_state, self.params)
+            assert sorted(observations) == sorted(cpu)
+            for name, value in cpu.items():
+                assert observations[name].dtype == value.dtype, name
+                assert np.asarray(observations[name]).tolist() == np.asarray(value).tolist(), name
         for i, player in enumerate(self.players):
             engine = self.game.observation(player)
             for name, value in engine.items():
