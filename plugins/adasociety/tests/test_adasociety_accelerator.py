@@ -4,6 +4,8 @@ for step, `test_adasociety_kernel` checks on both formulations.)"""
 
 from __future__ import annotations
 
+import json
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from negotiation_adasociety import AdaSocietyGame
 from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
 from negotiation_adasociety.kernels import AdaSocietyEnv
+from negotiation_platform.cli.main import main
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels import make
 from negotiation_platform.kernels.footprint import (
@@ -86,3 +89,20 @@ def test_the_compact_observation_spreads_into_the_cpu_ones_features() -> None:
 
 def test_a_whole_match_replays_the_engine_on_the_accelerator_formulation() -> None:
     check_kernel(AdaSocietyGame, seeds=[3], kernel=AcceleratorAdaSocietyEnv)
+
+
+def test_simulate_runs_the_formulation_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
+    command = ["simulate", "adasociety", "--formulation", "accelerator", "--batch", "2", "--steps", "2"]
+    assert main([*command, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["formulation"] == "accelerator" and report["env_steps"] == 4
+
+
+def test_simulate_refuses_a_formulation_where_the_kernel_has_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "split_100", "--formulation", "cpu", "--json"]) == 2
+    refused = json.loads(capsys.readouterr().err)["error"]
+    assert refused["code"] == "invalid_argument" and "'split_100'" in refused["message"]
+    assert refused["details"]["games_with_formulations"] == ["adasociety", "adasociety_hard"]
+    assert main(["simulate", "adasociety", "--formulation", "gpu"]) == 2
+    said = capsys.readouterr().err
+    assert "invalid choice: 'gpu'" in said and "Traceback" not in said

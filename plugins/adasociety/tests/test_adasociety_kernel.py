@@ -231,6 +231,7 @@ def test_simulate_runs_both_games(game: str) -> None:
     out = subprocess.run([*command, "--steps", "300", "--json"], capture_output=True, text=True, check=True).stdout
     report = json.loads(out)
     assert report["env_steps"] == 2400 and report["episodes_finished"] >= 8
+    assert report["formulation"] == "cpu"  # JAX's backend picks: the tests run on a CPU
 
 
 @FORMULATIONS
