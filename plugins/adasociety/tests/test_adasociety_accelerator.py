@@ -8,11 +8,14 @@ import json
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
+from test_adasociety_kernel import WEIGHTS
 
 from negotiation_adasociety import AdaSocietyGame
 from negotiation_adasociety.accelerator import AcceleratorAdaSocietyEnv
-from negotiation_adasociety.kernels import AdaSocietyEnv
+from negotiation_adasociety.encoding import decode
+from negotiation_adasociety.kernels import AdaSocietyEnv, State
 from negotiation_platform.cli.main import main
 from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels import make
@@ -85,6 +88,47 @@ def test_the_compact_observation_spreads_into_the_cpu_ones_features() -> None:
     assert all(bool((spread[name] == value).all()) for name, value in cpu_seen.items())
     features = [MarlEnv(env, params).get_obs(env.reset(jax.random.key(4), params)[1]) for env in (cpu, accelerator)]
     assert all(bool((features[0][agent] == features[1][agent]).all()) for agent in features[0])
+
+
+MATCHES = 16
+"""Matches of weighted random play the formulations are compared over, side by side."""
+
+
+def test_random_matches_agree_with_the_cpu_formulation_step_by_step() -> None:
+    """From each formulation's own draws of one key, under the same actions (legal ones drawn as
+    `test_adasociety_kernel`'s engine episodes draw them: bargaining, accepting and handling items
+    often) and the same collision priorities, every step of `MATCHES` whole matches, in one program:
+    states, rewards, legal masks and observations (as a policy reads them) are the CPU formulation's,
+    which the engine's episodes check."""
+    config = AdaSocietyGame.Config()
+    cpu, params = AdaSocietyEnv.from_config(config)
+    envs = (AcceleratorAdaSocietyEnv.from_config(config)[0], cpu)
+    kinds = [decode(config, [f"p{i}" for i in range(cpu.num_agents)], index)[0] for index in range(cpu.num_actions)]
+    weights = jnp.log(jnp.array([WEIGHTS.get(kind, 1.0) for kind in kinds], jnp.float32))
+
+    def seen(env: AdaSocietyEnv, state: State) -> tuple[object, ...]:
+        observation = env.network_observation(env.observe(state, params), params)
+        return state, env.legal_mask(state, params), observation
+
+    def step(states: list[State], key: jax.Array) -> tuple[list[State], list[object]]:
+        pick, order = jax.random.split(key)
+        legal = cpu.legal_mask(states[1], params)
+        actions = jax.random.categorical(pick, jnp.where(legal, weights, -jnp.inf)).astype(jnp.int32)
+        priority = jax.random.permutation(order, cpu.num_agents)
+        moved = [env.transition(state, actions, priority, params) for env, state in zip(envs, states, strict=True)]
+        return [m.state for m in moved], [(m.rewards, *seen(env, m.state)) for env, m in zip(envs, moved, strict=True)]
+
+    def match(key: jax.Array) -> list[object]:
+        draw, play = jax.random.split(key)
+        starts = [env.init_state(params, env.draws(draw, params)) for env in envs]
+        _, steps = jax.lax.scan(step, starts, jax.random.split(play, cpu.max_length))
+        return [(seen(env, start), side) for env, start, side in zip(envs, starts, steps, strict=True)]
+
+    fast, slow = jax.jit(jax.vmap(match))(jax.random.split(jax.random.key(38), MATCHES))
+    for ours, theirs in zip(jax.tree.leaves(fast), jax.tree.leaves(slow), strict=True):
+        assert ours.shape == theirs.shape and np.array_equal(np.asarray(ours).astype(theirs.dtype), np.asarray(theirs))
+    final = slow[1][1]  # the states after each step
+    assert bool(final.done[:, -1].all()) and int((final.group[:, -1] >= 0).sum()) > MATCHES, "groups formed"
 
 
 def test_a_whole_match_replays_the_engine_on_the_accelerator_formulation() -> None:

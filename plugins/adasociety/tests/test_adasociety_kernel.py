@@ -114,11 +114,12 @@ class Twin:
         return chosen
 
 
-@FORMULATIONS
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10**6))
-def test_random_episodes_agree_step_by_step(kernel: type[AdaSocietyEnv], seed: int) -> None:
-    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed, kernel=kernel)
+def test_random_episodes_agree_step_by_step(seed: int) -> None:
+    """The CPU formulation against the engine (the accelerator one against the CPU one, many matches in
+    one program: `test_adasociety_accelerator`)."""
+    twin = Twin(AdaSocietyGame, ["c0", "c1", "m2", "m3"], seed)
     rng = random.Random(seed)
     twin.assert_same_observations()
     while not twin.match.finished:
