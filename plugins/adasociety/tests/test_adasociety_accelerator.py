@@ -1,6 +1,7 @@
 """The accelerator formulation of the AdaSociety kernel: how it is chosen, that its compiled step has no
-`while` loop, and what one match holds. (That it plays as the engine and the CPU formulation do, step
-for step, `test_adasociety_kernel` checks on both formulations.)"""
+`while` loop, what one match holds, that random matches play as on the CPU formulation step for step,
+and `simulate --formulation`. (`test_adasociety_kernel`'s scripted matches check both formulations
+against the engine too.)"""
 
 from __future__ import annotations
 
