@@ -19,7 +19,8 @@ ratio are measured under the same load on a shared machine.
                                  [--footprint-only]
 
 First it prints each kernel's footprint in every formulation it has (`kernels.footprint`): the `while`
-loops of its compiled one-step rollout, and the bytes of one match's state and observations.
+loops of its compiled one-step rollout, and the bytes of one match's state and observations, each with
+whether it holds the accelerator target (`STATE_TARGET`, `OBSERVATION_TARGET`).
 
 With `jaxmarl` installed (the `rl` extra) it then prints AdaSociety and two coin games beside
 JaxMARL's Overcooked and coin_game at the batches of 4,096 and more (`jaxmarl_side_by_side.py`).
@@ -40,7 +41,7 @@ from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.engine import Match
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.kernels import kernel_for, kernel_games
-from negotiation_platform.kernels.footprint import match_bytes, step_loops
+from negotiation_platform.kernels.footprint import OBSERVATION_TARGET, STATE_TARGET, match_bytes, step_loops
 from negotiation_platform.kernels.rollout import reset_batch, rollout
 from negotiation_platform.registry import FORMULATIONS, FormulatedKernelFactory, Registry
 
@@ -116,14 +117,25 @@ def moves_per_match(env: object, kernel_steps_per_match: float, engine_moves_per
 
 def footprints(registry: Registry, games: list[str]) -> None:
     """Print each game's kernel footprint in each of its formulations (one, for a kernel that has one)."""
-    print(f"{'kernel':>16} {'formulation':>12} {'while loops':>12} {'state B':>8} {'observation B':>14}")
+    state_target, observation_target = f"<= {STATE_TARGET:,}", f"<= {OBSERVATION_TARGET:,}"
+    print(
+        f"{'kernel':>16} {'formulation':>12} {'while loops':>12} {'state B':>8} {state_target:>8} "
+        f"{'observation B':>14} {observation_target:>8}"
+    )
     for game_id in games:
         factory = kernel_games(registry)[game_id]
         for formulation in FORMULATIONS if isinstance(factory, FormulatedKernelFactory) else ("(one)",):
             env, params = kernel_for(registry, game_id, formulation=None if formulation == "(one)" else formulation)
             state, observation = match_bytes(env, params)
             loops = step_loops(env, params)
-            print(f"{game_id:>16} {formulation:>12} {loops:>12} {state:>8,} {observation:>14,}")
+            print(
+                f"{game_id:>16} {formulation:>12} {loops:>12} {state:>8,} {_holds(state, STATE_TARGET):>8} "
+                f"{observation:>14,} {_holds(observation, OBSERVATION_TARGET):>8}"
+            )
+
+
+def _holds(value: int, target: int) -> str:
+    return "yes" if value <= target else "no"
 
 
 def compare(

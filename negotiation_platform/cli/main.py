@@ -47,7 +47,7 @@ from negotiation_platform.cli.train import add_train_command, cmd_train
 from negotiation_platform.cli.transcript import print_outcome, print_transcript, shown
 from negotiation_platform.errors import CannotStart, ErrorCode, NegotiationError
 from negotiation_platform.observability.logs import add_log_arguments, configure_logging
-from negotiation_platform.registry import Registry
+from negotiation_platform.registry import FORMULATIONS, Registry
 from negotiation_platform.registry.registry import OWN_DISTRIBUTION
 from negotiation_platform.serving.transport_plugin import SHIPPED_TRANSPORTS, Transport, install_hint
 from negotiation_platform.store import masked
@@ -122,6 +122,13 @@ def build_parser(registry: Registry) -> argparse.ArgumentParser:
         "--policy",
         default="random",
         help="'random' (uniform legal actions) or module:function naming a jittable policy(key, obs, state) -> actions",
+    )
+    simulate.add_argument(
+        "--formulation",
+        choices=FORMULATIONS,
+        default=None,
+        help="for a game whose kernel offers both (adasociety): 'cpu' (loops that stop early) or 'accelerator' "
+        "(fixed work, compact arrays); default: JAX's backend picks",
     )
     simulate.add_argument("--seed", type=int, default=0, help="seed of the batch's random keys")
     simulate.add_argument("--config", type=json_object, default=None, help="config as a JSON object")
@@ -334,12 +341,15 @@ def cmd_simulate(args: argparse.Namespace, registry: Registry, console: Console)
             config=args.config,
             policy=args.policy,
             progress=lambda done: bar.update(task, completed=done),
+            formulation=args.formulation,
         )
     if args.json:
         print(json.dumps(report, indent=2))
     else:
+        formulation = f" ({report['formulation']} formulation)" if report["formulation"] else ""
         console.print(
-            f"{report['game']}: {report['env_steps']:,} env-steps ({report['batch']:,} matches x {report['steps']:,}), "
+            f"{report['game']}{formulation}: {report['env_steps']:,} env-steps "
+            f"({report['batch']:,} matches x {report['steps']:,}), "
             f"{report['env_steps_per_second']:,.0f} env-steps/s after compilation "
             f"({report['first_chunk_seconds']:.2f} s in chunks that compiled), "
             f"{report['episodes_finished']:,} matches finished, "

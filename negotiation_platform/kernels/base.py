@@ -97,6 +97,11 @@ class BaseKernel(Generic[StateT, ParamsT]):
     def observation_space(self, params: ParamsT) -> spaces.Dict:
         return spaces.observed(self, params)
 
+    def network_observation(self, observation: Observation, params: ParamsT) -> Observation:
+        """`observe`'s result in the layout a policy network reads (and a table rebuilds): by default
+        itself; a kernel that holds a compact observation spreads it here."""
+        return observation
+
     def freeze(self, state: StateT, moved: StateT) -> StateT:
         """`moved`, or `state` itself where the match was already over."""
         frozen: StateT = jax.tree.map(lambda old, nxt: jnp.where(state.done, old, nxt), state, moved)

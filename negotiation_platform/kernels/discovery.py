@@ -35,6 +35,22 @@ def default_formulation() -> str:
     return "cpu" if jax.default_backend() == "cpu" else "accelerator"
 
 
+def require_formulations(registry: Registry, game_id: str) -> None:
+    """Refuse a game whose kernel comes in one formulation, naming the games that offer a choice: asking
+    it for one asks for a choice it does not have. (A game without a kernel is left to `kernel_for`.)"""
+    factories = kernel_games(registry)
+    factory = factories.get(game_id)
+    if factory is not None and not isinstance(factory, FormulatedKernelFactory):
+        offered = sorted(game for game, each in factories.items() if isinstance(each, FormulatedKernelFactory))
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{game_id!r}'s kernel comes in one formulation, which serves every backend; "
+            f"only {offered} offer a choice of {list(FORMULATIONS)}.",
+            game=game_id,
+            games_with_formulations=offered,
+        )
+
+
 def kernel_for(
     registry: Registry, game_id: str, config: Mapping[str, object] | None = None, *, formulation: str | None = None
 ) -> Kernel:

@@ -72,6 +72,11 @@ class Env(Protocol[StateT, ParamsT]):
         """What every agent observes in `state` (leading axis: agents), including `legal_action_mask`."""
         ...
 
+    def network_observation(self, observation: Observation, params: ParamsT) -> Observation:
+        """`observe`'s result in the layout a policy network reads and `table_observation` rebuilds (a
+        compact observation spread out; most kernels' own)."""
+        ...
+
     def step_env(self, key: jax.Array, state: StateT, actions: jax.Array, params: ParamsT) -> Step[StateT]:
         """Apply the agents' actions (only the acting agents' rows are read); a finished match stays
         as it is and earns nothing."""

@@ -16,6 +16,12 @@ from jax.stages import Compiled
 from negotiation_platform.kernels.env import Env, ParamsT, StateT
 from negotiation_platform.kernels.rollout import reset_batch, rollout
 
+STATE_TARGET = 1200
+"""Most bytes of state one match should hold on an accelerator (a million matches in 1.2 GB)."""
+OBSERVATION_TARGET = 1600
+"""Most bytes of observation one match should hold on an accelerator (the default AdaSociety's
+accelerator formulation meets both; its hard preset, 8 players on a 15×15 map, does not)."""
+
 
 def while_loops(compiled: Compiled) -> int:
     """How many `while` instructions a compiled program (`jax.jit(f).lower(...).compile()`) holds."""

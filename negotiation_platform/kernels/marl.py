@@ -3,10 +3,11 @@
 JaxMARL's interface differs from the kernels' gymnax one: agents are named (`agent_0`, …), every
 per-agent value is a dict keyed by name, spaces are asked
 per agent, and a policy sees one flat observation vector and one Discrete action. `make` wraps a
-kernel that way: the observation is every field of the kernel's observation except its masks,
-flattened to float32 in field order; the action is a flat code (`action_codes`) decoded into the
-kernel's action; `get_avail_actions` (and Hanabi's name for it, `get_legal_moves`) is the kernel's
-legal mask over those codes. The kernel params are fixed at `make` time (JaxMARL's methods take none).
+kernel that way: the observation is every field of the kernel's observation (in the layout a network
+reads, `network_observation`) except its masks, flattened to float32 in field order; the action is a
+flat code (`action_codes`) decoded into the kernel's action; `get_avail_actions` (and Hanabi's name
+for it, `get_legal_moves`) is the kernel's legal mask over those codes. The kernel params are fixed
+at `make` time (JaxMARL's methods take none).
 
 `MarlEnv` subclasses JaxMARL's `MultiAgentEnv` when `jaxmarl` is installed (so `isinstance` checks and
 JaxMARL's wrappers accept it), else `LightMultiAgentEnv`, a base with the same interface.
@@ -129,7 +130,7 @@ class MarlEnv(MultiAgentEnvBase, Generic[StateT, ParamsT]):
         self.kernel = kernel
         self.params = params
         self.codes: Codes = codes_for(kernel.action_space(params), price_levels)
-        features = jax.eval_shape(lambda key: flat_features(kernel.reset(key, params)[0]), jax.random.key(0))
+        features = jax.eval_shape(lambda key: self.features(kernel.reset(key, params)[0]), jax.random.key(0))
         self.obs_size = int(features.shape[1])
         self.observation_spaces = {agent: VectorSpace(self.obs_size) for agent in self.agents}
         self.action_spaces = {agent: spaces.Discrete(self.codes.n) for agent in self.agents}
@@ -145,12 +146,17 @@ class MarlEnv(MultiAgentEnvBase, Generic[StateT, ParamsT]):
     def _per_agent(self, values: jax.Array) -> AgentArrays:
         return {agent: values[i] for i, agent in enumerate(self.agents)}
 
+    def features(self, observation: dict[str, jax.Array]) -> jax.Array:
+        """f32[agents, D]: what the policy reads of a kernel observation (spread out, `network_observation`,
+        as `table_observation` rebuilds it at a table), flattened."""
+        return flat_features(self.kernel.network_observation(observation, self.params))
+
     def get_obs(self, state: StateT) -> AgentArrays:
-        return self._per_agent(flat_features(self.kernel.observe(state, self.params)))
+        return self._per_agent(self.features(self.kernel.observe(state, self.params)))
 
     def reset(self, key: jax.Array) -> tuple[AgentArrays, StateT]:
         observation, state = self.kernel.reset(key, self.params)
-        return self._per_agent(flat_features(observation)), state
+        return self._per_agent(self.features(observation)), state
 
     def stacked_avail_actions(self, state: StateT) -> jax.Array:
         """bool[agents, n]: each agent's legal codes (code 0 alone when it has none)."""
@@ -172,7 +178,7 @@ class MarlEnv(MultiAgentEnvBase, Generic[StateT, ParamsT]):
         step = self.kernel.step_env(key, state, self.codes.decode(codes, self.params), self.params)
         done = jnp.asarray(step.done, jnp.bool_)
         dones = {agent: done for agent in self.agents} | {"__all__": done}
-        obs, rewards = self._per_agent(flat_features(step.obs)), self._per_agent(step.rewards)
+        obs, rewards = self._per_agent(self.features(step.obs)), self._per_agent(step.rewards)
         return obs, step.state, rewards, dones, self._infos(step.info)
 
     def step(

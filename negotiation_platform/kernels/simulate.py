@@ -12,7 +12,7 @@ from typing import TypedDict
 import jax
 
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.kernels.discovery import kernel_for
+from negotiation_platform.kernels.discovery import kernel_for, require_formulations
 from negotiation_platform.kernels.env import KernelState
 from negotiation_platform.kernels.rollout import Policy, reset_batch, rollout
 from negotiation_platform.kernels.sharding import shard_batch
@@ -23,6 +23,8 @@ class SimulationReport(TypedDict):
     """What `simulate` measured (printed by `negotiation-platform simulate`)."""
 
     game: str
+    formulation: str | None
+    """The kernel's formulation ("cpu" or "accelerator"), None for a kernel that comes in one."""
     policy: str
     batch: int
     steps: int
@@ -46,10 +48,14 @@ def simulate(
     policy: str = "random",
     chunk: int = 100,
     progress: Callable[[int], None] = lambda done: None,
+    formulation: str | None = None,
 ) -> SimulationReport:
     """Step `batch` matches `steps` times with `policy` (see `load_policy`), in chunks; a chunk of a length not
-    run before compiles, so those are timed apart (`first_chunk_seconds` sums them)."""
-    env, params = kernel_for(registry, game_id, config)
+    run before compiles, so those are timed apart (`first_chunk_seconds` sums them). `formulation` picks
+    one of a kernel's formulations (None: JAX's backend picks); a game whose kernel has one is refused."""
+    if formulation is not None:
+        require_formulations(registry, game_id)
+    env, params = kernel_for(registry, game_id, config, formulation=formulation)
     act = load_policy(policy)
     key = jax.random.key(seed)
     key, reset_key = jax.random.split(key)
@@ -80,6 +86,7 @@ def simulate(
     rate_steps, rate_seconds = (steady_steps, steady_seconds) if steady_steps else (done_steps, first_chunk_seconds)
     return {
         "game": game_id,
+        "formulation": getattr(env, "formulation", None),
         "policy": policy,
         "batch": batch,
         "steps": steps,

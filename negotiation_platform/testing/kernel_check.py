@@ -4,10 +4,10 @@ The engine plays each seed with random legal moves chosen in the kernel's own te
 codes come from the kernel's `table_observation` of its turn state, a random one is turned into the
 engine's move by `table_action`, and the engine must accept it. Once the match is over (some draws,
 such as who opens a round, are made only as it goes), the kernel starts from the engine's draws
-(`engine_draws`) and replays the same actions; before each step every seat's observation, legal mask
-included, must be what `table_observation` saw, and after it `done` must say what the engine said;
-at the end the kernel's summed rewards must be the engine's payoffs, and stepping the finished match
-must change nothing. JAX is imported only when a check runs.
+(`engine_draws`) and replays the same actions; before each step every seat's observation (as a policy
+reads it, `network_observation`), legal mask included, must be what `table_observation` saw, and after
+it `done` must say what the engine said; at the end the kernel's summed rewards must be the engine's
+payoffs, and stepping the finished match must change nothing. JAX is imported only when a check runs.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def check_kernel(
         params,
         game_id,
         call + (f", kernel={kernel.__name__})" if kernel is not None else ")"),
-        observe=jax.jit(lambda state: env.observe(state, params)),
+        observe=jax.jit(lambda state: env.network_observation(env.observe(state, params), params)),
         replay=jax.jit(lambda state, actions, draws: _replay_step(env, state, actions, draws, params)),
         legal_codes=jax.jit(lambda legal: codes.mask(legal, params)),
         decode=jax.jit(lambda code: codes.decode(code, params)),

@@ -7,8 +7,11 @@ passes (each pass that changes anything turns a mover away, and at most N player
 accepted pairs merge in one pass per player that may open one, and the map is drawn by an unrolled
 Lehmer decode (`sampling.distinct_indices_unrolled`, the CPU's draws from the same key). Integers are
 stored in the narrowest dtype the rules bound them to (`Widths`) and widened to int32 for the
-arithmetic, so both formulations compute alike and a key gives the same match on either. Chosen by
-`make("adasociety", formulation=...)`; the default follows `jax.default_backend()`.
+arithmetic, so both formulations compute alike and a key gives the same match on either. The
+observation a match holds is `seen` (each thing once, in those dtypes: the visible recipe by number,
+not its net output per resource; no always-zero layer, no second copy of the legal mask);
+`network_observation` spreads it into the CPU formulation's, which a policy reads and a table
+rebuilds. Chosen by `make("adasociety", formulation=...)`; the default follows `jax.default_backend()`.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class Widths(NamedTuple):
     groups: int
     """Group ids: at most one new group per accepted pair, N/2 pairs per bargaining step."""
     grid: int
-    """A value of an observed grid layer: an occupant id, a recipe's net output, a pile's units."""
+    """A value of an observed grid layer: an occupant id, a recipe's number (1..K), a pile's units."""
 
     @classmethod
     def of(cls, config: AdaSocietyConfig) -> Widths:
@@ -53,9 +56,8 @@ class Widths(NamedTuple):
         gain = max([sum(r.outputs.values()) - sum(r.inputs.values()) for r in config.recipes] + [0])
         units = piles + config.num_players * config.max_length * gain
         held = min(units, max(cap for job in config.jobs for cap in [0, *job.caps.values()]))
-        net = [abs(r.outputs.get(n, 0) - r.inputs.get(n, 0)) for r in config.recipes for n in config.resource_names]
         groups = config.negotiation_steps * (config.num_players // 2)
-        return cls(units, held, groups, max([units, config.num_players, *net]))
+        return cls(units, held, groups, max(units, config.num_players, len(config.recipes)))
 
 
 class AcceleratorAdaSocietyEnv(AdaSocietyEnv):
@@ -86,12 +88,11 @@ class AcceleratorAdaSocietyEnv(AdaSocietyEnv):
             "final_split": np.dtype(np.float32),
             "time": narrowest(self.max_length),
             "player_id": flag,
-            "action_mask": flag,
             "legal_action_mask": flag,
             "proposal": np.dtype(np.float32),
             "social_state": flag,
         }
-        """The dtype of each observation field."""
+        """The dtype of each field of the observation a match holds (`seen`: each thing once)."""
 
     # --- compact storage, int32 arithmetic -----------------------------------------------------
 
@@ -112,12 +113,12 @@ class AcceleratorAdaSocietyEnv(AdaSocietyEnv):
         return moved._replace(state=self._stored(moved.state))
 
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
-        seen = super().observe(self._wide(state), params)
+        seen = self.seen(self._wide(state), params)
         return {name: value.astype(self.observed[name]) for name, value in seen.items()}
 
-    def table_observation(self, turn: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        seen = super().table_observation(turn)
-        return {name: value.astype(self.observed[name]) for name, value in seen.items()}
+    def network_observation(self, observation: Mapping[str, jax.Array], params: Params) -> dict[str, jax.Array]:
+        """The CPU formulation's observation of the same state, array for array (what a table rebuilds)."""
+        return self.engine_layout(observation, params)
 
     # --- the loops, as fixed work --------------------------------------------------------------
 

@@ -426,6 +426,12 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
 
     def observe(self, state: State, params: Params) -> dict[str, jax.Array]:
         """Each player's RL observation (leading axis: players), the layout of the engine's `observation`."""
+        return self.engine_layout(self.seen(state, params), params)
+
+    def seen(self, state: State, params: Params) -> dict[str, jax.Array]:
+        """What each player observes, each thing once: the grid's layers are the occupant, the number
+        (1..K) of the recipe a visible event cell holds, and each resource's piles; the legal mask once.
+        `engine_layout` spreads it into the engine's layout."""
         n, size, fov = self.num_agents, self.size, self.fov
         players = jnp.arange(n)
         span = jnp.arange(-fov, fov + 1)
@@ -438,22 +444,12 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         )
         occupant = jnp.zeros(size * size, jnp.int32).at[state.position].set(players + 1)
         recipe = state.event[cells]  # [N, w, w]
-        safe = jnp.maximum(recipe, 0)
-        sees_event = (recipe >= 0) & _holds(state.inventory[:, None, None, :], params.recipe_requirements[safe])
-        recipe_layers = jnp.where(sees_event[..., None], params.recipe_outputs[safe] - params.recipe_inputs[safe], 0)
-        sees_pile = _holds(state.inventory[:, None, :], params.pick_requirements[None, :, :])  # [N, R]
-        pile_layers = state.piles[cells] * sees_pile[:, None, None, :]
-        grid = jnp.concatenate(
-            [
-                occupant[cells][..., None],
-                jnp.zeros((*cells.shape, 1), jnp.int32),
-                recipe_layers,
-                pile_layers,
-            ],
-            axis=-1,
+        sees_event = (recipe >= 0) & _holds(
+            state.inventory[:, None, None, :], params.recipe_requirements[jnp.maximum(recipe, 0)]
         )
-        grid = jnp.where(inside[..., None], grid, 0).transpose(0, 3, 1, 2).astype(jnp.int16)
-        mask = self.legal_mask(state, params)
+        sees_pile = _holds(state.inventory[:, None, :], params.pick_requirements[None, :, :])  # [N, R]
+        layers = [occupant[cells][:, None], jnp.where(sees_event, recipe + 1, 0)[:, None]]
+        grid = jnp.concatenate([*layers, (state.piles[cells] * sees_pile[:, None, None, :]).transpose(0, 3, 1, 2)], 1)
         same = (state.group[:, None] == state.group[None, :]) & (state.group[:, None] >= 0)
         # who is invitable, every step, as the original lists it (even while one bargains, or in the physical phase)
         available = (state.partner < 0)[None, :] & ~jnp.eye(n, dtype=bool) & ~same
@@ -465,16 +461,38 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
             proposal = proposal.at[players, players].add(jnp.where(claim > 0, 1.0 - claim, 0.0))
         split = jnp.where(state.group >= 0, state.share, 1.0)
         return {
-            "grid_observation": grid,
+            "grid_observation": jnp.where(inside[:, None], grid, 0),
             "inventory": state.inventory,
-            "available_player": available.astype(jnp.int32),
+            "available_player": available,
             "final_split": jnp.broadcast_to(split, (n, n)),
             "time": jnp.broadcast_to(state.time, (n, 1)),
-            "player_id": jnp.eye(n, dtype=jnp.int32),
+            "player_id": jnp.eye(n, dtype=bool),
+            "legal_action_mask": self.legal_mask(state, params),
+            "proposal": proposal,
+            "social_state": jnp.broadcast_to(same & ~jnp.eye(n, dtype=bool), (n, n, n)),
+        }
+
+    def engine_layout(self, seen: Mapping[str, jax.Array], params: Params) -> dict[str, jax.Array]:
+        """The engine's RL layout of `seen` (in either formulation's dtypes), as a network reads it: the
+        grid with the original's always-zero second layer and each visible recipe's net output per
+        resource, `action_mask` beside the legal mask, integers as int32 (the grid as int16)."""
+        grid = seen["grid_observation"].astype(jnp.int32)
+        recipe = grid[:, 1]  # [N, w, w]: 1..K, 0 for none
+        net = params.recipe_outputs - params.recipe_inputs  # [K, R]
+        made = jnp.where(recipe[..., None] > 0, net[jnp.maximum(recipe - 1, 0)], 0).transpose(0, 3, 1, 2)
+        layers = [grid[:, :1], jnp.zeros_like(grid[:, :1]), made, grid[:, 2:]]
+        mask = seen["legal_action_mask"]
+        return {
+            "grid_observation": jnp.concatenate(layers, axis=1).astype(jnp.int16),
+            "inventory": seen["inventory"].astype(jnp.int32),
+            "available_player": seen["available_player"].astype(jnp.int32),
+            "final_split": seen["final_split"],
+            "time": seen["time"].astype(jnp.int32),
+            "player_id": seen["player_id"].astype(jnp.int32),
             "action_mask": mask.astype(jnp.int32),
             "legal_action_mask": mask,
-            "proposal": proposal,
-            "social_state": jnp.broadcast_to((same & ~jnp.eye(n, dtype=bool)).astype(jnp.int32), (n, n, n)),
+            "proposal": seen["proposal"],
+            "social_state": seen["social_state"].astype(jnp.int32),
         }
 
     def sample_actions(self, key: jax.Array, state: State, params: Params) -> jax.Array:

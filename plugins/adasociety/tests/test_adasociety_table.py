@@ -12,11 +12,12 @@ import random
 
 import jax
 import numpy as np
-from test_adasociety_kernel import Twin
+from test_adasociety_kernel import FORMULATIONS, Twin
 
 from negotiation_adasociety import AdaSocietyGame
 from negotiation_adasociety.encoding import encode
-from negotiation_platform.kernels.marl import flat_features
+from negotiation_adasociety.kernels import AdaSocietyEnv
+from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.kernels.table_features import table_features
 from tests.table_turns import seat_turn
 
@@ -33,16 +34,25 @@ JOBS = [
 """The default jobs, but the miners see less: their window is padded into the kernel's wider one."""
 
 
-def test_table_observations_and_moves_are_the_kernels() -> None:
+@FORMULATIONS
+def test_table_observations_and_moves_are_the_kernels(kernel: type[AdaSocietyEnv]) -> None:
+    """On either formulation: the accelerator's compact observation, spread as training spreads it, is
+    what the table rebuilds."""
     count, config = 4, {"max_length": 40, "negotiation_steps": 14, "jobs": JOBS}
     players = [f"p{i}" for i in range(count)]
-    twin = Twin(AdaSocietyGame, players, seed=5, config=config)
+    twin = Twin(AdaSocietyGame, players, seed=5, config=config, kernel=kernel)
     env, rng, settings = twin.env, random.Random(5), twin.game.settings
+
+    def own_of(state: object) -> dict[str, jax.Array]:
+        return env.network_observation(env.observe(state, twin.params), twin.params)
+
     fields: list[str] = []  # the kernel's field order (a jit's result sorts them), seen while tracing
-    jax.eval_shape(lambda state: fields.extend(env.observe(state, twin.params)), twin.state)
-    vectors_of = jax.jit(lambda state: flat_features(env.observe(state, twin.params)))  # as training flattens it
+    jax.eval_shape(lambda state: fields.extend(own_of(state)), twin.state)
+    marl = MarlEnv(env, twin.params)
+    vectors_of = jax.jit(lambda state: marl.features(env.observe(state, twin.params)))  # as training reads it
+    own_at = jax.jit(own_of)
     while not twin.match.finished:
-        own, vectors = twin.observations(twin.state, twin.params), vectors_of(twin.state)
+        own, vectors = own_at(twin.state), vectors_of(twin.state)
         actions = {}
         for seat, player in enumerate(players):
             turn = seat_turn(twin.match, player)
