@@ -167,8 +167,15 @@ async def open_seats(
     config: dict[str, JsonValue] | None = None,
     seed: int | None = None,
 ) -> tuple[str, list[SeatHandle]]:
-    """Start a match and seat every agent in order, each named after its agent (see `seat_name`)."""
+    """Start a match and seat every agent in order, each named after its agent (see `seat_name`); in an
+    in-process arena, in one call that hands back each seat linked (see `Arena.seat_all`)."""
     names = [seat_name(arena, agent) for agent in agents]
+    if isinstance(arena, Arena):
+        local = await arena.seat_all(game_id, names, config=config, seed=seed)
+        return local[0].match_id, [
+            SeatHandle(agent, seat.agent_id, seat.token, linked=(arena, seat))
+            for agent, seat in zip(agents, local, strict=True)
+        ]
     started = await arena.start_game(game_id, config=config, seed=seed, name=names[0])
     if started["seats"] != len(agents):
         raise ValueError(f"{game_id} has {started['seats']} seats; got {len(agents)} agents")
@@ -184,16 +191,14 @@ def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
     such a turn can bring the seat's own last move, and an agent that counts moves must see it."""
     seen = getattr(agent, "observe", None)
     if seen is not None:
-        seen(_handed(agent, turn))
+        seen(_handed(turn, reads_turn_in_place(agent)))
 
 
-def _handed(agent: Agent, turn: Mapping[str, Any], in_place: bool | None = None) -> dict[str, Any]:
-    """What `agent` is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
-    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats.
-    `in_place`: `reads_turn_in_place(agent)`, when the caller already asked."""
-    if isinstance(turn, TurnState) and not (reads_turn_in_place(agent) if in_place is None else in_place):
-        return dict(turn)
-    return cast(dict[str, Any], turn)
+def _handed(turn: Mapping[str, Any], in_place: bool) -> dict[str, Any]:
+    """What an agent is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
+    (`in_place`: `reads_turn_in_place(agent)`; typed as the dict it reads as), else a plain dict, as every
+    agent got before there were typed seats."""
+    return dict(turn) if not in_place and isinstance(turn, TurnState) else cast(dict[str, Any], turn)
 
 
 def _decide(
@@ -204,7 +209,7 @@ def _decide(
     the turn state after the match moved on: the state is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
-        decided = agent.decide(_handed(agent, turn, in_place))
+        decided = agent.decide(_handed(turn, in_place))
         if isinstance(decided, Decision):
             return decided
         if isinstance(turn, TurnState):

@@ -372,22 +372,27 @@ class EventLog(_Events):
         """Every event as `Event.to_dict()` writes it, or with `seen_by` those one of these players may
         see, made straight from the columns (a whole log read in order: no `Event`s in between)."""
         starts, rounds, phases = self._frame_starts, self._frame_rounds, self._frame_phases
-        codes, actors, data, visible, players, action_kinds = (
+        codes, actors, data, visible, action_kinds = (
             self._codes,
             self._actors,
             self._data,
             self._visible or {},
-            self._players,
             self._action_kinds,
         )
+        names: dict[int, str | None] = {_NOBODY: None, **dict(enumerate(self._players))}
         hidden = visible if seen_by is not None else {}
         out: list[dict[str, Any]] = []
+        add = out.append
         last = len(starts) - 1
         for frame, first in enumerate(starts):
             round_number, phase = rounds[frame], phases[frame]
             for i in range(first, starts[frame + 1] if frame < last else len(codes)):
-                shown = hidden.get(i)
-                if shown is not None and seen_by is not None and seen_by.isdisjoint(shown):
+                if (
+                    hidden
+                    and (shown := hidden.get(i)) is not None
+                    and seen_by is not None
+                    and seen_by.isdisjoint(shown)
+                ):
                     continue
                 code, item = codes[i], data[i]
                 if code >= _FIRST_ACTION:
@@ -398,15 +403,14 @@ class EventLog(_Events):
                 else:
                     made, item = self._rebuilt(i, code, item, round_number)
                     kind = _KIND_TEXTS[_CODE[made]]
-                seat = actors[i]
-                to = visible.get(i)
-                out.append(
+                to = visible.get(i) if visible else None
+                add(
                     {
                         "seq": i + 1,
                         "kind": kind,
                         "round": round_number,
                         "phase": phase,
-                        "actor": None if seat == _NOBODY else players[seat],
+                        "actor": names[actors[i]],
                         "data": item,
                         "visible_to": None if to is None else list(to),
                     }
