@@ -91,18 +91,23 @@ def direct(scripts: list[list[Move]]) -> Work:
 
 
 class ScriptedSeat:
-    """Plays its seat's moves of a script in order, reading nothing but whose turn it is."""
+    """Hands out its seat's moves of a script in order, reading nothing but whose turn it is: the decisions
+    are made once, before timing, as `Match`'s side gets its script's moves made."""
 
     reads_prompt = False
     reads_turn_in_place = True
 
-    def __init__(self, name: str, moves: list[Move]) -> None:
+    def __init__(self, name: str, decisions: list[Decision]) -> None:
         self.name = name
-        self._moves = iter([(action, payload) for player, action, payload in moves if player == name])
+        self._next = iter(decisions).__next__
 
     def decide(self, turn: dict[str, Any]) -> Decision:
-        action, payload = next(self._moves)
-        return Decision(action=action, payload=dict(payload))
+        return self._next()
+
+
+def decisions(moves: list[Move]) -> dict[str, list[Decision]]:
+    """Each seat's decisions of a script, in order."""
+    return {name: [Decision(action=a, payload=p) for player, a, p in moves if player == name] for name in PLAYERS}
 
 
 class JsonOperations:
@@ -114,12 +119,14 @@ class JsonOperations:
             setattr(self, name, getattr(arena, name))
 
 
-def through_arena(scripts: list[list[Move]], registry: Registry, *, typed: bool = True) -> Work:
+def through_arena(
+    scripts: list[list[Move]], seats: list[dict[str, list[Decision]]], registry: Registry, *, typed: bool = True
+) -> Work:
     async def play_all() -> None:
         arena = Arena(registry)
         api: Any = arena if typed else JsonOperations(arena)
-        for seed, moves in enumerate(scripts):
-            result = await play_match(api, "split_100", [ScriptedSeat(p, moves) for p in PLAYERS], seed=seed)
+        for seed, decided in enumerate(seats):
+            result = await play_match(api, "split_100", [ScriptedSeat(p, decided[p]) for p in PLAYERS], seed=seed)
             assert result["status"] == "finished"
 
     asyncio.run(play_all())
@@ -297,12 +304,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     scripts = [script(seed) for seed in range(args.matches)]
+    seats = [decisions(moves) for moves in scripts]
     registry = Registry()  # found once: discovering the installed games is no part of playing
     sides: dict[str, Callable[[], Work]] = {
         "through Match": lambda: through_match(scripts),
         "direct game": lambda: direct(scripts),
-        "through Arena (play_match)": lambda: through_arena(scripts, registry),
-        "through Arena, JSON ops": lambda: through_arena(scripts, registry, typed=False),
+        "through Arena (play_match)": lambda: through_arena(scripts, seats, registry),
+        "through Arena, JSON ops": lambda: through_arena(scripts, seats, registry, typed=False),
     }
     skipped = []
     for label, module, run in [

@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from pydantic import JsonValue
 
@@ -198,7 +198,9 @@ def _handed(turn: Mapping[str, Any], in_place: bool) -> dict[str, Any]:
     """What an agent is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
     (`in_place`: `reads_turn_in_place(agent)`; typed as the dict it reads as), else a plain dict, as every
     agent got before there were typed seats."""
-    return dict(turn) if not in_place and isinstance(turn, TurnState) else cast(dict[str, Any], turn)
+    if not in_place and isinstance(turn, TurnState):
+        return dict(turn)
+    return turn  # type: ignore[return-value]  # (typed as the dict it reads as; `cast` is a call at run time)
 
 
 def _decide(
@@ -312,12 +314,15 @@ async def play_match(
         moved = False
         for seat, reached, playing, prompt, reads in zip(seats, links, in_play, prompts, in_place, strict=True):
             turn = await reached.turn(seat.cursor, include_prompt=prompt)
-            seat.cursor = turn["cursor"]
+            if type(turn) is TurnState:  # an in-process seat's: its plain keys are its attributes
+                seat.cursor, status, mine = turn.cursor, turn.status, turn.your_turn
+            else:
+                seat.cursor, status, mine = turn["cursor"], turn["status"], turn["your_turn"]
             if host is None:
                 seen.update((event["seq"], event) for event in turn["events"])
             if on_turn is not None:
                 on_turn(turn)
-            if turn["status"] == "finished":
+            if status == "finished":
                 if host is not None:  # the arena's own match id: a request built unchecked (`model_construct`)
                     result = await host.get_result_request(MatchRequest.model_construct(match_id=match_id))
                     return {**result, "events": _shown_to(host, match_id, seats)}
@@ -328,7 +333,7 @@ async def play_match(
                         other.cursor, more = final["cursor"], final["more"]
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
-            if turn["your_turn"]:
+            if mine:
                 moved = await _take_turn(reached, playing, seat.agent, turn, reads) or moved
             else:
                 observe(seat.agent, turn)
