@@ -16,7 +16,8 @@ fresh environment per match). The
 sides are timed in interleaved rounds, each round by the wall clock and by the process's CPU time
 (what the process itself spent: other processes on a shared machine do not add to it). Each
 side's figure is its best round, the one least disturbed by load; the targets compare best CPU
-times, and the wall-clock ratios of the best rounds are printed beside them.
+times, and the wall-clock ratios of the best rounds are printed beside them. The Python calls each
+side makes per action are counted too (a profile hook over 20 matches): a figure no load moves.
 
     python benchmarks/engine.py [--matches N] [--repeats R]
 """
@@ -212,6 +213,24 @@ def best_rates(sides: dict[str, Callable[[], Work]], repeats: int) -> dict[str, 
     return timings
 
 
+def calls_per_action(run: Callable[[], Work]) -> float:
+    """Python function calls (coroutine resumptions included) per action of one run, counted by a profile
+    hook: the same in every run, however loaded the machine, where times are not."""
+    calls = 0
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(hook)
+    try:
+        work = run()
+    finally:
+        sys.setprofile(None)
+    return calls / work.actions
+
+
 def deep_size(root: object) -> int:
     """Bytes of `root` and everything it reaches through containers and instance attributes (each once)."""
     seen: set[int] = set()
@@ -312,6 +331,12 @@ def main() -> None:
         "through Arena (play_match)": lambda: through_arena(scripts, seats, registry),
         "through Arena, JSON ops": lambda: through_arena(scripts, seats, registry, typed=False),
     }
+    few, decided = scripts[:20], seats[:20]
+    counting: dict[str, Callable[[], Work]] = {
+        "direct game": lambda: direct(few),
+        "through Match": lambda: through_match(few),
+        "through Arena (play_match)": lambda: through_arena(few, decided, registry),
+    }
     skipped = []
     for label, module, run in [
         ("OpenSpiel bargaining", "pyspiel", lambda: openspiel_bargaining(args.matches)),
@@ -335,6 +360,12 @@ def main() -> None:
         print(line)
     json_ops = rates["through Match"].cpu_actions_s / rates["through Arena, JSON ops"].cpu_actions_s
     print(f"arena overhead, JSON operations (play_match over them: time / Match time per action, CPU): {json_ops:.2f}x")
+    counted = {name: calls_per_action(run) for name, run in counting.items()}
+    print(
+        "Python calls per action (counted, the same in every run): "
+        + ", ".join(f"{name} {calls:.1f}" for name, calls in counted.items())
+        + f"; play_match/Match {counted['through Arena (play_match)'] / counted['through Match']:.2f}x"
+    )
     for target in targets(rates):
         if target.cpu is None:
             print(f"target {target.text}: not measured (its side is skipped, above)")
