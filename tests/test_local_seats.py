@@ -307,3 +307,30 @@ def test_text_arguments_are_refused_and_accepted_as_before() -> None:
     with pytest.raises(NegotiationError) as long_message:
         text_argument("content", "a" * (MAX_ARGUMENT_CHARS + 1))
     assert long_message.value.code is ErrorCode.MESSAGE_TOO_LONG
+
+
+async def test_seat_all_seats_every_name_in_order_as_linked_local_seats() -> None:
+    arena = Arena()
+    seats = await arena.seat_all("split_100", ["alice", "bob"], seed=5)
+    assert [s.agent_id for s in seats] == ["alice", "bob"] and seats[0].match_id == seats[1].match_id
+    for seat in seats:  # each seat's token is its own, as `start_game` and `join_game` answer it
+        assert (await arena.seat_for(seat.match_id, seat.token)).agent_id == seat.agent_id
+    acted = await seats[0].act("propose", {"mine": 60})
+    assert acted.acting == ["bob"]
+    started = await arena.start_game("split_100", seed=5, name="alice")
+    await arena.join_game(started["match_id"], name="bob")
+    joined = await arena.seat_for(started["match_id"], started["token"])
+    await joined.act("propose", {"mine": 60})
+    assert arena.events(started["match_id"]) == arena.events(seats[0].match_id)
+
+
+async def test_seat_all_refuses_a_wrong_number_of_names_and_a_name_that_is_no_text() -> None:
+    arena = Arena()
+    with pytest.raises(ValueError, match="split_100 has 2 seats; got 3 agents"):
+        await arena.seat_all("split_100", ["a", "b", "c"])
+    with pytest.raises(NegotiationError) as bad:
+        await arena.seat_all("split_100", ["a", "x" * (MAX_ARGUMENT_CHARS + 1)])
+    assert bad.value.code is ErrorCode.INVALID_ARGUMENT
+    with pytest.raises(NegotiationError) as unknown:
+        await arena.seat_all("no_such_game", ["a", "b"])
+    assert unknown.value.code is ErrorCode.UNKNOWN_GAME

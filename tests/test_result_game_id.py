@@ -8,6 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from negotiation_platform.agents import ConcessionAgent, play_match
+from negotiation_platform.arena import Arena
+from negotiation_platform.arena.listing import live_result, result_of
+from negotiation_platform.arena.persistence import match_record
 from negotiation_platform.engine.match import Match
 from negotiation_platform.registry import Registry
 from tests.test_store import stored_arena
@@ -49,3 +52,23 @@ def test_the_engine_hands_the_game_its_own_id() -> None:
     game = Registry().game("auction").cls
     match = Match(game, ["a", "b", "c"], seed=1, match_id="m-7")
     assert match.match_id == "m-7" and match.game.game_id == "auction"
+
+
+def test_the_result_of_a_match_held_here_is_what_its_record_answers() -> None:
+    """`get_result` of a match in memory is made from the match (`live_result`), and reads as its record would."""
+
+    async def scenario() -> None:
+        arena = Arena()
+        started = await arena.start_game("split_100", seed=4, name="alice")
+        live = arena.held(started["match_id"])
+        assert live is not None
+        assert live_result(live) == result_of(match_record(live))  # waiting for players
+        await arena.join_game(started["match_id"], name="bob")
+        assert live_result(live) == result_of(match_record(live)) == await arena.get_result(started["match_id"])
+        await play_match(arena, "split_100", [ConcessionAgent(), ConcessionAgent()], seed=2)
+        [finished] = [m for m in arena.held_matches() if m.match_id != started["match_id"]]
+        answer = await arena.get_result(finished.match_id)
+        assert answer["status"] == "finished" and answer["players"] and answer["result"]
+        assert answer == live_result(finished) == result_of(match_record(finished))
+
+    asyncio.run(scenario())

@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from pydantic import JsonValue
 
@@ -167,8 +167,15 @@ async def open_seats(
     config: dict[str, JsonValue] | None = None,
     seed: int | None = None,
 ) -> tuple[str, list[SeatHandle]]:
-    """Start a match and seat every agent in order, each named after its agent (see `seat_name`)."""
+    """Start a match and seat every agent in order, each named after its agent (see `seat_name`); in an
+    in-process arena, in one call that hands back each seat linked (see `Arena.seat_all`)."""
     names = [seat_name(arena, agent) for agent in agents]
+    if isinstance(arena, Arena):
+        local = await arena.seat_all(game_id, names, config=config, seed=seed)
+        return local[0].match_id, [
+            SeatHandle(agent, seat.agent_id, seat.token, linked=(arena, seat))
+            for agent, seat in zip(agents, local, strict=True)
+        ]
     started = await arena.start_game(game_id, config=config, seed=seed, name=names[0])
     if started["seats"] != len(agents):
         raise ValueError(f"{game_id} has {started['seats']} seats; got {len(agents)} agents")
@@ -184,16 +191,16 @@ def observe(agent: Agent, turn: Mapping[str, Any]) -> None:
     such a turn can bring the seat's own last move, and an agent that counts moves must see it."""
     seen = getattr(agent, "observe", None)
     if seen is not None:
-        seen(_handed(agent, turn))
+        seen(_handed(turn, reads_turn_in_place(agent)))
 
 
-def _handed(agent: Agent, turn: Mapping[str, Any], in_place: bool | None = None) -> dict[str, Any]:
-    """What `agent` is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
-    (typed as the dict it reads as), else a plain dict, as every agent got before there were typed seats.
-    `in_place`: `reads_turn_in_place(agent)`, when the caller already asked."""
-    if isinstance(turn, TurnState) and not (reads_turn_in_place(agent) if in_place is None else in_place):
+def _handed(turn: Mapping[str, Any], in_place: bool) -> dict[str, Any]:
+    """What an agent is given of `turn`: an in-process `TurnState` itself when the agent reads it in place
+    (`in_place`: `reads_turn_in_place(agent)`; typed as the dict it reads as), else a plain dict, as every
+    agent got before there were typed seats."""
+    if not in_place and isinstance(turn, TurnState):
         return dict(turn)
-    return cast(dict[str, Any], turn)
+    return turn  # type: ignore[return-value]  # (typed as the dict it reads as; `cast` is a call at run time)
 
 
 def _decide(
@@ -204,7 +211,7 @@ def _decide(
     the turn state after the match moved on: the state is made whole first."""
     seated = _SEAT_IN_PLAY.set(in_play)
     try:
-        decided = agent.decide(_handed(agent, turn, in_place))
+        decided = agent.decide(_handed(turn, in_place))
         if isinstance(decided, Decision):
             return decided
         if isinstance(turn, TurnState):
@@ -307,12 +314,15 @@ async def play_match(
         moved = False
         for seat, reached, playing, prompt, reads in zip(seats, links, in_play, prompts, in_place, strict=True):
             turn = await reached.turn(seat.cursor, include_prompt=prompt)
-            seat.cursor = turn["cursor"]
+            if type(turn) is TurnState:  # an in-process seat's: its plain keys are its attributes
+                seat.cursor, status, mine = turn.cursor, turn.status, turn.your_turn
+            else:
+                seat.cursor, status, mine = turn["cursor"], turn["status"], turn["your_turn"]
             if host is None:
                 seen.update((event["seq"], event) for event in turn["events"])
             if on_turn is not None:
                 on_turn(turn)
-            if turn["status"] == "finished":
+            if status == "finished":
                 if host is not None:  # the arena's own match id: a request built unchecked (`model_construct`)
                     result = await host.get_result_request(MatchRequest.model_construct(match_id=match_id))
                     return {**result, "events": _shown_to(host, match_id, seats)}
@@ -323,7 +333,7 @@ async def play_match(
                         other.cursor, more = final["cursor"], final["more"]
                         seen.update((event["seq"], event) for event in final["events"])
                 return {**await arena.get_result(match_id), "events": [seen[seq] for seq in sorted(seen)]}
-            if turn["your_turn"]:
+            if mine:
                 moved = await _take_turn(reached, playing, seat.agent, turn, reads) or moved
             else:
                 observe(seat.agent, turn)

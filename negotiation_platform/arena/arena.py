@@ -30,9 +30,9 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Set
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from pydantic import JsonValue, ValidationError
+from pydantic import JsonValue
 
 from negotiation_platform.arena.arguments import (
     MAX_ARGUMENT_CHARS,
@@ -43,8 +43,9 @@ from negotiation_platform.arena.arguments import (
 )
 from negotiation_platform.arena.clocks import TurnClocks
 from negotiation_platform.arena.committer import Committer
+from negotiation_platform.arena.game_configs import game_config
 from negotiation_platform.arena.limits import CALLER, check_limits
-from negotiation_platform.arena.listing import listed, page_of, result_of
+from negotiation_platform.arena.listing import listed, live_result, page_of, result_of
 from negotiation_platform.arena.live import LiveMatch, Seat
 from negotiation_platform.arena.match_table import MatchTable, unknown_match
 from negotiation_platform.arena.match_views import spectator_state, turn_state
@@ -70,10 +71,7 @@ from negotiation_platform.arena.seats import LocalSeat, SeatMoves
 from negotiation_platform.arena.waiting import Waiters
 from negotiation_platform.engine.spectator import rewound, spectator_events, spectator_view
 from negotiation_platform.errors import ErrorCode, NegotiationError
-from negotiation_platform.games.base_game import GameConfig
-from negotiation_platform.games.setups import shared_setup
-from negotiation_platform.registry import GameEntry, Registry
-from negotiation_platform.spec.payload_checks import validation_problems
+from negotiation_platform.registry import Registry
 from negotiation_platform.spec.rules_text import render_rules
 from negotiation_platform.store.records import token_hash
 from negotiation_platform.wire.unicode_text import unicode_text
@@ -87,8 +85,9 @@ Config = dict[str, JsonValue]
 """A game config as a client sends it (JSON), read by the game's config model."""
 HouseDriver = Callable[[str, str, str, dict[str, JsonValue]], None]
 """(match_id, agent_id, token, house) -> None: plays a server-side seat again after its match was resumed."""
-__all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat"]
-"""What this module gives: the arena, and (from where they moved) its live matches, seats and argument bound."""
+__all__ = ["MAX_ARGUMENT_CHARS", "Arena", "LiveMatch", "Seat", "game_config"]
+"""What this module gives: the arena, and (from where they moved) its live matches, seats, argument bound
+and config parsing."""
 
 
 class Arena:
@@ -312,6 +311,25 @@ class Arena:
         live, seat = await self._access.seat(unicode_text("match_id", match_id), token)
         return LocalSeat(self._moves, live, seat, token)
 
+    async def seat_all(
+        self, game_id: str, names: list[str], *, config: Config | None = None, seed: int | None = None
+    ) -> list[LocalSeat]:
+        """A new match with a seat for each of `names` in order, for players in this process: `start_game`
+        with the first name, then the next seat for each other one as `join_game` takes it (each name
+        checked where it comes in), answered as their `LocalSeat`s, made from the seats themselves rather
+        than found again by token. A game with another number of seats raises ValueError once the first
+        seat is taken, as a `start_game` then `join_game`s would find out."""
+        started = await self.start_game(game_id, config, seed, names[0])
+        if started["seats"] != len(names):
+            raise ValueError(f"{game_id} has {started['seats']} seats; got {len(names)} agents")
+        live = await self._table.find(started["match_id"], write=True)
+        seats = [LocalSeat(self._moves, live, live.seats[0], started["token"])]
+        for name in names[1:]:
+            live = await self._table.find(live.match_id, write=True)
+            seat, token = await self._take_seat(live, text_argument("name", name), None)
+            seats.append(LocalSeat(self._moves, live, seat, token))
+        return seats
+
     async def get_turn_state(
         self,
         match_id: str,
@@ -468,7 +486,7 @@ class Arena:
         if live is not None and live.follower is None:
             async with live.lock:  # what is committed: not a change whose store write is still running
                 if self._table.holds(live):
-                    return result_of(match_record(live))
+                    return live_result(live)
         persist = self._table.persistence
         if persist is None:
             raise unknown_match(match_id)
@@ -571,18 +589,3 @@ class Arena:
                 seat.token_hash = change[1]
                 self.house_driver(live.match_id, seat.agent_id, token, seat.house)
         self._clocks.settled(live)
-
-
-def game_config(entry: GameEntry, config: object) -> GameConfig:
-    """`config` parsed by the game's config model, or refused as `INVALID_CONFIG` naming every problem."""
-    if config is not None and not isinstance(config, dict):
-        raise NegotiationError(ErrorCode.INVALID_CONFIG, "config must be a JSON object or null.")
-    try:
-        return cast(GameConfig, shared_setup(entry.cls, config).settings)  # parsed once per distinct config
-    except ValidationError as exc:
-        problems = validation_problems(exc, "(config)")
-        raise NegotiationError(
-            ErrorCode.INVALID_CONFIG,
-            f"Invalid config for {entry.game_id}: " + "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
-            problems=problems,
-        ) from None

@@ -87,7 +87,7 @@ class TurnClocks:
                 now = self._clock()
                 # in seat order, never a set's: late seats' default moves are played in this order
                 live.turn_started = {a: live.turn_started.get(a, now) for a in match.acting()}
-            if match.finished and live.finished_at is None:
+            if live.finished_at is None and match.result is not None:
                 live.finished_at = self._clock()
             if live.timer is None and self._policy.turn_timeout is None and not match.clocked:
                 live.signal()  # no clock can run in this match: there is no timer to arm

@@ -1,10 +1,12 @@
-"""What `get_result` and `list_matches` answer, built from match records (stored or in memory)."""
+"""What `get_result` and `list_matches` answer, built from match records (stored or in memory), or for a
+match held here, from the match itself."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
+from negotiation_platform.arena.live import LiveMatch
 from negotiation_platform.engine.match import Match
 from negotiation_platform.store.records import MatchQuery, MatchRecord, cursor_of, parse_cursor
 
@@ -40,6 +42,22 @@ def result_of(record: MatchRecord) -> dict[str, Any]:
         "config": record.config,
         "players": {s.agent_id: s.name for s in record.seats},
         **outcome,
+    }
+
+
+def live_result(live: LiveMatch) -> dict[str, Any]:
+    """`result_of` a match held here, as of now: what its record would answer, without making the record."""
+    match = live.match
+    if match is None or match.result is None:
+        return {"match_id": live.match_id, "game_id": live.entry.game_id, "status": live.status, "result": None}
+    return {
+        "match_id": live.match_id,
+        "game_id": live.entry.game_id,
+        "status": "finished",
+        "seed": live.seed,
+        "config": live.config,
+        "players": {s.agent_id: s.name for s in live.seats},
+        **result_fields(match),
     }
 
 

@@ -94,7 +94,8 @@ class SeatMoves:
                 return self._acted(live, seat, before)
         before = len(match.events)
         try:  # the lock is free and the step runs here: nothing else runs until it is done, as if it were held
-            self._change(live, change, before)
+            change(match)  # (what `_change` does, spelt out: one step per move)
+            committer.play_and_save(live, before)
         except Exception as failure:
             async with live.lock:  # free, so taken at once: readers wait while the failure is undone
                 await committer.undo(live, before, failure)
@@ -130,6 +131,11 @@ class LocalSeat:
     def agent_id(self) -> str:
         return self._seat.agent_id
 
+    @property
+    def token(self) -> str:
+        """The seat's secret token, as its player got it when seated."""
+        return self._token
+
     async def turn(
         self, since: int | None = None, *, include_prompt: bool = True, wait_seconds: float = 0
     ) -> TurnState:
@@ -154,7 +160,9 @@ class LocalSeat:
     async def act(self, action_type: str, payload: dict[str, JsonValue] | None = None) -> Acted:
         """Take an action (see `Arena.perform_action`)."""
         action, data = action_arguments(action_type, payload)
-        live, seat = playing(*(self._current() or await self._located(write=True)))
+        live, seat = self._current() or await self._located(write=True)
+        if live.match is None or live.left:  # (else `playing` would let it through)
+            playing(live, seat)
         return await self._moves.act(live, seat, action, data)
 
     async def say(self, content: str, to: list[str] | None = None) -> Acted:

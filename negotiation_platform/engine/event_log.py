@@ -33,6 +33,8 @@ _PHASE_STARTED = _CODE[EventKind.PHASE_STARTED]
 _KIND_TEXTS = tuple(kind.value for kind in _KINDS)
 """Each code's kind as the text `Event.to_dict` writes."""
 _ACTION_TEXT = EventKind.ACTION.value
+_ROUND_STARTED_TEXT = EventKind.ROUND_STARTED.value
+_PHASE_ENDED_TEXT = EventKind.PHASE_ENDED.value
 _FIRST_ACTION = 32
 """Codes from here on: an action of kind `action_kinds[code − _FIRST_ACTION]`, data its payload."""
 _MAX_CODE = 255
@@ -372,41 +374,60 @@ class EventLog(_Events):
         """Every event as `Event.to_dict()` writes it, or with `seen_by` those one of these players may
         see, made straight from the columns (a whole log read in order: no `Event`s in between)."""
         starts, rounds, phases = self._frame_starts, self._frame_rounds, self._frame_phases
-        codes, actors, data, visible, players, action_kinds = (
+        codes, actors, data, visible, action_kinds = (
             self._codes,
             self._actors,
             self._data,
             self._visible or {},
-            self._players,
             self._action_kinds,
         )
+        names: dict[int, str | None] = {_NOBODY: None, **dict(enumerate(self._players))}
+        lone = [
+            fields[0] if fields is not None and len(fields) == 1 and not default else None
+            for _, fields, default in action_kinds
+        ]
+        """Per action kind, the one field of its payload when the log keeps that field's value alone and the
+        record has no flag: such a record is made here at once (what `action_record` of `_read_payload` makes)."""
         hidden = visible if seen_by is not None else {}
         out: list[dict[str, Any]] = []
+        add = out.append
         last = len(starts) - 1
         for frame, first in enumerate(starts):
             round_number, phase = rounds[frame], phases[frame]
             for i in range(first, starts[frame + 1] if frame < last else len(codes)):
-                shown = hidden.get(i)
-                if shown is not None and seen_by is not None and seen_by.isdisjoint(shown):
+                if (
+                    hidden
+                    and (shown := hidden.get(i)) is not None
+                    and seen_by is not None
+                    and seen_by.isdisjoint(shown)
+                ):
                     continue
                 code, item = codes[i], data[i]
                 if code >= _FIRST_ACTION:
                     action = action_kinds[code - _FIRST_ACTION]
-                    kind, item = _ACTION_TEXT, action_record(action, _read_payload(item, action[1]))
+                    field = lone[code - _FIRST_ACTION]
+                    kind = _ACTION_TEXT
+                    if field is not None:
+                        item = {"action_type": action[0], "payload": {field: item}}
+                    else:
+                        item = action_record(action, _read_payload(item, action[1]))
                 elif code < _ROUND_STARTED:
                     kind = _KIND_TEXTS[code]
+                elif code == _ROUND_STARTED:  # (as `_rebuilt` makes it: the two openings every round writes)
+                    kind, item = _ROUND_STARTED_TEXT, {"round": round_number}
+                elif code == _PHASE_ENDED:
+                    kind, item = _PHASE_ENDED_TEXT, {}
                 else:
                     made, item = self._rebuilt(i, code, item, round_number)
                     kind = _KIND_TEXTS[_CODE[made]]
-                seat = actors[i]
-                to = visible.get(i)
-                out.append(
+                to = visible.get(i) if visible else None
+                add(
                     {
                         "seq": i + 1,
                         "kind": kind,
                         "round": round_number,
                         "phase": phase,
-                        "actor": None if seat == _NOBODY else players[seat],
+                        "actor": names[actors[i]],
                         "data": item,
                         "visible_to": None if to is None else list(to),
                     }

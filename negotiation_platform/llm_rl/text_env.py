@@ -32,7 +32,7 @@ from negotiation_platform.agents.llm import situation
 from negotiation_platform.agents.payloads import sample_payload
 from negotiation_platform.agents.random_agent import CHATTER
 from negotiation_platform.agents.turns import listed_actions, messaging
-from negotiation_platform.arena.arena import game_config
+from negotiation_platform.arena.game_configs import game_config
 from negotiation_platform.arena.turn_state import seat_actions
 from negotiation_platform.engine.events import Event, EventKind
 from negotiation_platform.engine.match import Match
