@@ -484,6 +484,8 @@ class Arena:
         match_id = request.match_id
         live = self._table.get(match_id)
         if live is not None and live.follower is None:
+            if not live.lock.locked() and self._table.holds(live):  # no change under way: read at once
+                return live_result(live)
             async with live.lock:  # what is committed: not a change whose store write is still running
                 if self._table.holds(live):
                     return live_result(live)
