@@ -31,6 +31,19 @@ def add_train_command(sub: Subcommands) -> None:
     train.add_argument("--num-steps", type=int, default=16, help="env-steps per match between updates")
     train.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate")
     train.add_argument("--ent-coef", type=float, default=0.01, help="weight of the entropy bonus (exploration)")
+    train.add_argument(
+        "--team-reward",
+        type=float,
+        default=0.0,
+        help="weight of the seats' mean reward in each seat's training reward (0: its own, 1: the team's)",
+    )
+    train.add_argument(
+        "--shaping",
+        type=float,
+        default=0.0,
+        help="weight of potential-based shaping from the kernel's shaping_potential (0: off; AdaSociety: "
+        "crafted items on the ground)",
+    )
     train.add_argument("--hidden", type=int, nargs="+", default=[64, 64], help="widths of the network's layers")
     train.add_argument("--seed", type=int, default=0, help="seed of the run (same seed, same run on one device)")
     train.add_argument("--config", type=json_object, default=None, help="game config as a JSON object")
@@ -91,6 +104,8 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         num_steps=args.num_steps,
         lr=args.lr,
         ent_coef=args.ent_coef,
+        team_reward=args.team_reward,
+        shaping=args.shaping,
         hidden=tuple(args.hidden),
     )
     with native_stdout_to_stderr() if hosts else nullcontext():
