@@ -154,7 +154,9 @@ def train(
     values = [float(v) for v in curve]
     if not writes_files():
         return summary
-    artifacts.save_policy(out, env, game_config, tuple(config.hidden), params)
+    artifacts.save_policy(
+        out, env, game_config, tuple(config.hidden), params, team_reward=config.team_reward, shaping=config.shaping
+    )
     artifacts.write_curve(out, config.steps_per_update, values)
     artifacts.write_summary(out, summary)
     artifacts.plot_curve(out, summary, config.steps_per_update, values)
