@@ -19,6 +19,14 @@ import pytest
 pytest.importorskip("flax")
 pytest.importorskip("optax")
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from negotiation_platform.errors import NegotiationError
+from negotiation_platform.kernels.marl import make
+from negotiation_platform.training.ippo import TrainConfig, shaping, teamed
+
 SMALL = {
     "map_size": 5,
     "max_length": 40,
@@ -41,6 +49,40 @@ RUN = [
     *("--team-reward", "1", "--shaping", "1", "--seed", "0"),
     *("--scripted", "gatherer", "--scripted-matches", "0", "--table-seeds", "50"),
 ]
+
+
+HAMMER, WOOD = 2, 0
+
+
+def test_the_team_reward_mixes_each_seat_with_the_mean() -> None:
+    reward = jnp.array([[4.0, 0.0], [0.0, 2.0]])  # [seats, matches]
+    np.testing.assert_allclose(teamed(reward, 0.0), reward)
+    np.testing.assert_allclose(teamed(reward, 1.0), [[2.0, 1.0], [2.0, 1.0]])
+    np.testing.assert_allclose(teamed(reward, 0.5), [[3.0, 0.5], [1.0, 1.5]])
+
+
+def test_shaping_adds_the_change_of_the_crafted_items_on_the_ground_and_ends_at_zero() -> None:
+    env = make("adasociety", **SMALL)
+    _, state = env.reset(jax.random.key(0))
+    dropped = state._replace(piles=state.piles.at[3, HAMMER].add(2).at[4, WOOD].add(7))
+    # two hammers at 5, shared by the two seats; wood is a pile resource, not crafted
+    np.testing.assert_allclose(env.kernel.shaping_potential(dropped, env.params), [5.0, 5.0])
+    shape = shaping(env, TrainConfig(shaping=1.0, gamma=0.9))
+    before, after = (
+        jax.tree.map(lambda *leaves: jnp.stack(leaves), *pair) for pair in ((state, dropped), (dropped, state))
+    )
+    reward = jnp.ones((2, 2))
+    live, ended = jnp.zeros((2, 2)), jnp.ones((2, 2))
+    # match 0 drops the hammers (+0.9·5), match 1 has them picked up (−5); where the match ends Φ(s') is 0
+    np.testing.assert_allclose(shape(before, after, reward, live), [[5.5, -4.0], [5.5, -4.0]])
+    np.testing.assert_allclose(shape(before, after, reward, ended), [[1.0, -4.0], [1.0, -4.0]])
+    assert shaping(env, TrainConfig())(before, after, reward, live) is reward
+
+
+def test_shaping_a_game_whose_kernel_has_no_potential_is_refused() -> None:
+    with pytest.raises(NegotiationError, match="no shaping_potential") as refused:
+        shaping(make("trust_and_split"), TrainConfig(shaping=1.0))
+    assert refused.value.code == "invalid_argument"
 
 
 @pytest.mark.slow
