@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from negotiation_adasociety.kernels import AdaSocietyEnv
 from negotiation_platform.errors import NegotiationError
 from negotiation_platform.kernels.marl import make
 from negotiation_platform.training.ippo import TrainConfig, shaping, teamed
@@ -66,7 +67,8 @@ def test_shaping_adds_the_change_of_the_crafted_items_on_the_ground_and_ends_at_
     _, state = env.reset(jax.random.key(0))
     dropped = state._replace(piles=state.piles.at[3, HAMMER].add(2).at[4, WOOD].add(7))
     # two hammers at 5, shared by the two seats; wood is a pile resource, not crafted
-    np.testing.assert_allclose(env.kernel.shaping_potential(dropped, env.params), [5.0, 5.0])
+    assert isinstance(env.kernel, AdaSocietyEnv)
+    np.testing.assert_allclose(env.kernel.shaping_potential(dropped, env.params), np.array([5.0, 5.0]))
     shape = shaping(env, TrainConfig(shaping=1.0, gamma=0.9))
     before, after = (
         jax.tree.map(lambda *leaves: jnp.stack(leaves), *pair) for pair in ((state, dropped), (dropped, state))
