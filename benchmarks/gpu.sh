@@ -9,7 +9,8 @@
 # installed from this checkout into a throwaway folder, so their entry points are found. Each step has
 # its own time limit, and one failing step does not stop the rest.
 #
-#     bash benchmarks/gpu.sh            # about 5 minutes on one H100, with the machine's start
+#     bash benchmarks/gpu.sh            # about 5 minutes on one H100, with the machine's start, and a few more
+#                                       # for the table's 100 AdaSociety matches
 set -uo pipefail
 cd "$(dirname "$0")/.."
 SITE=${SITE:-/tmp/negotiation-gpu-site}
@@ -26,7 +27,9 @@ python3 -c "import jax; print('jax', jax.__version__, jax.devices())"
 timeout 240 python3 benchmarks/kernels.py --device gpu --games adasociety split_100 trust_and_split deal_or_no_deal \
   --batches 4096 65536 1048576 --rounds 3 --engine-seconds 1 || echo "kernels.py stopped: $?"
 
-# IPPO on AdaSociety at GPU scale, measured against the scripted gatherer team.
-timeout 180 python3 -c "from negotiation_platform.cli.main import main; main()" train adasociety \
-  --total-steps 60000000 --num-envs 16384 --num-steps 32 --scripted gatherer --scripted-matches 20 \
+# IPPO on the full AdaSociety at GPU scale, on the team's reward with potential-based shaping (docs/train.md),
+# then at the engine's table against the scripted gatherer team: 50 seeds each, means with 95% intervals.
+timeout 420 python3 -c "from negotiation_platform.cli.main import main; main()" train adasociety \
+  --total-steps 60000000 --num-envs 16384 --num-steps 32 --hidden 128 128 --team-reward 1 --shaping 1 \
+  --scripted gatherer --scripted-matches 20 --table-seeds 50 \
   --out "${OUT:-/tmp}/runs/adasociety" --json || echo "train stopped: $?"

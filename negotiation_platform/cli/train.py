@@ -6,7 +6,7 @@ import argparse
 import json
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from rich.console import Console
 
@@ -16,8 +16,18 @@ from negotiation_platform.registry import Registry
 
 if TYPE_CHECKING:
     from negotiation_platform.cli.parsing import Subcommands
+    from negotiation_platform.research.rows import Interval
     from negotiation_platform.training.artifacts import TrainSummary
     from negotiation_platform.training.ippo import TrainConfig
+
+
+class TableResult(TypedDict):
+    """DIR/table.json: the trained team and the scripted team at the engine's table, over the same seeds."""
+
+    seeds: int
+    scripted_agent: str
+    policy: Interval
+    scripted: Interval
 
 
 def add_train_command(sub: Subcommands) -> None:
@@ -31,6 +41,19 @@ def add_train_command(sub: Subcommands) -> None:
     train.add_argument("--num-steps", type=int, default=16, help="env-steps per match between updates")
     train.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate")
     train.add_argument("--ent-coef", type=float, default=0.01, help="weight of the entropy bonus (exploration)")
+    train.add_argument(
+        "--team-reward",
+        type=float,
+        default=0.0,
+        help="weight of the seats' mean reward in each seat's training reward (0: its own, 1: the team's)",
+    )
+    train.add_argument(
+        "--shaping",
+        type=float,
+        default=0.0,
+        help="weight of potential-based shaping from the kernel's shaping_potential (0: off; AdaSociety: "
+        "crafted items on the ground)",
+    )
     train.add_argument("--hidden", type=int, nargs="+", default=[64, 64], help="widths of the network's layers")
     train.add_argument("--seed", type=int, default=0, help="seed of the run (same seed, same run on one device)")
     train.add_argument("--config", type=json_object, default=None, help="game config as a JSON object")
@@ -40,6 +63,14 @@ def add_train_command(sub: Subcommands) -> None:
     )
     train.add_argument(
         "--scripted-matches", type=int, default=50, help="engine matches for the scripted baseline (0: skip it)"
+    )
+    train.add_argument(
+        "--table-seeds",
+        type=int,
+        default=0,
+        help="after training, play this many engine matches (seeds 0..N-1) with the policy in every seat and "
+        "as many with --scripted in every seat, and write each team's mean per seat with its 95%% bootstrap "
+        "interval to DIR/table.json (0: skip)",
     )
     train.add_argument(
         "--fast-compile",
@@ -75,6 +106,8 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         from negotiation_platform.training.devices import Hosts, join, native_stdout_to_stderr
     except ImportError as exc:
         raise SystemExit(f"train needs the rl extra (pip install 'negotiation-platform[rl]'): {exc}") from None
+    if args.table_seeds < 0:
+        raise SystemExit("--table-seeds must be 0 or more")
     if min(args.total_steps, args.num_envs, args.num_steps, *args.hidden) < 1:
         raise SystemExit("--total-steps, --num-envs, --num-steps and --hidden must be positive")
     if not args.coordinator and (args.num_processes, args.process_id) != (1, 0):
@@ -91,15 +124,49 @@ def cmd_train(args: argparse.Namespace, registry: Registry, console: Console) ->
         num_steps=args.num_steps,
         lr=args.lr,
         ent_coef=args.ent_coef,
+        team_reward=args.team_reward,
+        shaping=args.shaping,
         hidden=tuple(args.hidden),
     )
     with native_stdout_to_stderr() if hosts else nullcontext():
         summary, out = _run(args, registry, train_config)
+    table = _table(args, registry, out) if args.table_seeds and args.process_id == 0 else None
     if args.json:
-        print(json.dumps(summary, indent=2, sort_keys=True))
+        print(json.dumps(summary | ({"table": table} if table else {}), indent=2, sort_keys=True))
     else:
         _print_summary(console, summary, out if args.process_id == 0 else None)
+        if table:
+            _print_table(console, table)
     return 0
+
+
+def _table(args: argparse.Namespace, registry: Registry, out: Path) -> TableResult:
+    """The trained policy and the scripted agent, each in every seat, over the same `--table-seeds` engine
+    matches: each team's mean payoff per seat with its 95% bootstrap interval; also DIR/table.json."""
+    from negotiation_platform.research.analysis.intervals import mean_interval
+    from negotiation_platform.training.run import team_payoffs
+
+    def team(agent: str) -> Interval:
+        interval = mean_interval(team_payoffs(registry, args.game, agent, args.table_seeds, args.config or {}, 0))
+        if interval is None:
+            raise SystemExit("--table-seeds played no match")
+        return interval
+
+    table: TableResult = {
+        "seeds": args.table_seeds,
+        "scripted_agent": args.scripted,
+        "policy": team(f"policy:{out}"),
+        "scripted": team(args.scripted),
+    }
+    (out / "table.json").write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
+    return table
+
+
+def _print_table(console: Console, table: TableResult) -> None:
+    console.print(f"  at the table, {table['seeds']} engine matches, mean per seat [95% interval]:")
+    for name, value in (("policy", table["policy"]), (table["scripted_agent"], table["scripted"])):
+        low, high = (f"{bound:.3f}" if bound is not None else "-" for bound in (value["low"], value["high"]))
+        console.print(f"    {name:<8} {value['mean']:.3f} [{low}, {high}]")
 
 
 def _run(args: argparse.Namespace, registry: Registry, train_config: TrainConfig) -> tuple[TrainSummary, Path]:
@@ -113,7 +180,7 @@ def _run(args: argparse.Namespace, registry: Registry, train_config: TrainConfig
     env = make(args.game, registry=registry, **config)
     if env.num_agents * args.num_envs % train_config.minibatches:
         raise SystemExit(f"--num-envs × seats must split into {train_config.minibatches} minibatches")
-    if args.scripted_matches > 0 and args.scripted not in registry.agents():
+    if (args.scripted_matches > 0 or args.table_seeds > 0) and args.scripted not in registry.agents():
         raise NegotiationError(ErrorCode.INVALID_ARGUMENT, f"Unknown scripted agent {args.scripted!r}.")
     scripted = None
     if args.scripted_matches > 0 and writes_files():  # engine matches, measured once per run

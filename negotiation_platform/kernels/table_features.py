@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import jax.numpy as jnp
 import numpy as np
 
-from negotiation_platform.kernels.marl import flat_features
+from negotiation_platform.kernels.marl import MASK_FIELDS
 
 
 def table_features(observation: Mapping[str, np.ndarray]) -> np.ndarray:
-    """f32[D]: the seat's observation vector, as `MarlEnv.get_obs` gives it for the same state."""
-    rows = {name: jnp.asarray(value)[None] for name, value in observation.items()}
-    features: np.ndarray = np.asarray(flat_features(rows))[0]
-    return features
+    """f32[D]: the seat's observation vector, as `MarlEnv.get_obs` gives it for the same state: the
+    fields of `marl.flat_features`, flattened with NumPy (one seat's few fields, where each JAX
+    dispatch would cost more than the work)."""
+    parts = [
+        np.asarray(value).astype(np.float32).reshape(-1)
+        for name, value in observation.items()
+        if name not in MASK_FIELDS
+    ]
+    return np.concatenate(parts)

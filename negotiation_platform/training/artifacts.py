@@ -66,6 +66,9 @@ class PolicyFile:
     price_levels: int
     obs_size: int
     num_actions: int
+    team_reward: float = 0.0
+    """What the policy was trained on (`TrainConfig`): the weight of the team's reward, and of shaping."""
+    shaping: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -81,10 +84,14 @@ def save_policy(
     config: dict[str, JsonValue],
     hidden: tuple[int, ...],
     params: VariableDict,
+    *,
+    team_reward: float = 0.0,
+    shaping: float = 0.0,
 ) -> None:
     out.mkdir(parents=True, exist_ok=True)
     price_levels = getattr(env.codes, "levels", 0)
-    meta = PolicyFile(env.name, config, hidden, price_levels, env.obs_size, env.action_space(env.agents[0]).n)
+    actions = env.action_space(env.agents[0]).n
+    meta = PolicyFile(env.name, config, hidden, price_levels, env.obs_size, actions, team_reward, shaping)
     (out / "policy.json").write_text(json.dumps(meta.__dict__, indent=2, sort_keys=True) + "\n")
     (out / "params.msgpack").write_bytes(serialization.to_bytes(params))
 

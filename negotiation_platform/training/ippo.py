@@ -25,6 +25,7 @@ import optax
 from flax.typing import VariableDict
 from jax.sharding import Mesh
 
+from negotiation_platform.errors import ErrorCode, NegotiationError
 from negotiation_platform.kernels.env import ParamsT, StateT
 from negotiation_platform.kernels.marl import MarlEnv
 from negotiation_platform.kernels.sharding import spread
@@ -54,6 +55,11 @@ class TrainConfig:
     reward_scale: float = 0.0
     """Rewards are divided by this while learning (returns are reported unscaled); 0: the random
     policy's mean return (at least 1), so returns are about ±1 whatever the game's units."""
+    team_reward: float = 0.0
+    """Weight of the seats' mean reward in each seat's training reward (0: its own, 1: the team's); the
+    per-seat mean the table reports is the team's, so 1 trains on exactly that."""
+    shaping: float = 0.0
+    """Weight of potential-based shaping, γ·Φ(s') − Φ(s) with the kernel's `shaping_potential` (0: off)."""
 
     @property
     def num_updates(self) -> int:
@@ -167,6 +173,36 @@ def mean_return(
     return final.ended_sum / jnp.maximum(final.ended_count, 1.0)
 
 
+def teamed(reward: jax.Array, weight: float) -> jax.Array:
+    """Each seat's reward [A, E] mixed with the seats' mean by `weight`."""
+    return reward if weight == 0 else (1 - weight) * reward + weight * reward.mean(axis=0, keepdims=True)
+
+
+Shaper = Callable[[StateT, StateT, jax.Array, jax.Array], jax.Array]
+"""`shape(state, next_state, reward [A, E], done [A, E]) -> training reward [A, E]`."""
+
+
+def shaping(env: MarlEnv[StateT, ParamsT], config: TrainConfig) -> Shaper[StateT]:
+    """The reward plus `config.shaping` × (γ·Φ(s') − Φ(s)), Φ(s') = 0 where the match ended, so the
+    optimal policy is the game's own; without shaping, the reward as it is."""
+    if config.shaping == 0:
+        return lambda state, following, reward, done: reward
+    potential_of = getattr(env.kernel, "shaping_potential", None)
+    if potential_of is None:
+        raise NegotiationError(
+            ErrorCode.INVALID_ARGUMENT, f"{env.name}'s kernel has no shaping_potential: train it without shaping."
+        )
+
+    def potential(state: StateT) -> jax.Array:
+        return jnp.swapaxes(jax.vmap(potential_of, in_axes=(0, None))(state, env.params), 0, 1)
+
+    def shape(state: StateT, following: StateT, reward: jax.Array, done: jax.Array) -> jax.Array:
+        bonus = config.gamma * (1.0 - done) * potential(following) - potential(state)
+        return reward + config.shaping * bonus
+
+    return shape
+
+
 def make_train(
     env: MarlEnv[StateT, ParamsT], config: TrainConfig, mesh: Mesh | None = None
 ) -> tuple[ActorCritic, Callable[[jax.Array], tuple[VariableDict, jax.Array]]]:
@@ -176,6 +212,7 @@ def make_train(
     optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
     actors = env.num_agents * config.num_envs
     scale = config.reward_scale if config.reward_scale > 0 else 1.0
+    shaped = shaping(env, config)
 
     def collect(
         carry: tuple[VariableDict, Rollout[StateT]], key: jax.Array
@@ -188,7 +225,8 @@ def make_train(
         log_prob = jnp.take_along_axis(log_probs(logits), codes[..., None], axis=-1)[..., 0]
         following, reward, done = env_step(env, rollout, codes, step_key)
         done = jnp.broadcast_to(done[None, :], reward.shape)
-        step = Transition(rollout.obs, avail, codes, log_prob, value, reward / scale, done)
+        learned = shaped(rollout.state, following.state, teamed(reward, config.team_reward), done)
+        step = Transition(rollout.obs, avail, codes, log_prob, value, learned / scale, done)
         return (params, following), step
 
     def advantages(batch: Transition, last_value: jax.Array) -> tuple[jax.Array, jax.Array]:

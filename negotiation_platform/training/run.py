@@ -36,28 +36,37 @@ from negotiation_platform.training.devices import writes_files
 from negotiation_platform.training.ippo import TrainConfig, make_train, mean_return, policy_chooser, random_chooser
 
 
-def scripted_return(
+def team_payoffs(
     registry: Registry, game_id: str, agent: str, matches: int, config: dict[str, JsonValue], seed: int
-) -> float:
-    """Mean payoff per seat of `matches` engine matches with `agent` in every seat (seeds seed, seed+1, …)."""
+) -> list[float]:
+    """The mean payoff per seat of each of `matches` engine matches with `agent` (a spec such as `gatherer`
+    or `policy:DIR`) in every seat, seeds seed, seed+1, …"""
 
-    async def play_all() -> float:
+    async def play_all() -> list[float]:
         arena = Arena(registry)
         try:
             seats = (await arena.get_game_rules(game_id, config or None))["spec"]["roles"]["min_players"]
-            total = 0.0
+            values = []
             for match in range(matches):
                 agents = [
                     make_agent(registry, agent, (seed + match) * 64 + seat, by=SeatedBy.OPERATOR)
                     for seat in range(seats)
                 ]
                 result = await play_match(arena, game_id, agents, config=config or None, seed=seed + match)
-                total += sum(result["payoffs"].values()) / seats
-            return total / matches
+                values.append(sum(result["payoffs"].values()) / seats)
+            return values
         finally:
             await arena.close()
 
     return asyncio.run(play_all())
+
+
+def scripted_return(
+    registry: Registry, game_id: str, agent: str, matches: int, config: dict[str, JsonValue], seed: int
+) -> float:
+    """Mean payoff per seat of `matches` engine matches with `agent` in every seat (seeds seed, seed+1, …)."""
+    values = team_payoffs(registry, game_id, agent, matches, config, seed)
+    return sum(values) / matches
 
 
 Out = TypeVar("Out")
@@ -145,7 +154,9 @@ def train(
     values = [float(v) for v in curve]
     if not writes_files():
         return summary
-    artifacts.save_policy(out, env, game_config, tuple(config.hidden), params)
+    artifacts.save_policy(
+        out, env, game_config, tuple(config.hidden), params, team_reward=config.team_reward, shaping=config.shaping
+    )
     artifacts.write_curve(out, config.steps_per_update, values)
     artifacts.write_summary(out, summary)
     artifacts.plot_curve(out, summary, config.steps_per_update, values)

@@ -267,6 +267,17 @@ class AdaSocietyEnv(BaseKernel[State, Params]):
         new = social._replace(time=time, totals=state.totals + rewards, done=time >= self.max_length)
         return Moved(new, rewards, {"illegal": jnp.sum(~legal & ~state.done)})
 
+    def shaping_potential(self, state: State, params: Params) -> jax.Array:
+        """f32[N]: a potential for reward shaping in training (`training.ippo`, `--shaping`): the value of
+        the crafted items lying on the ground (resources no pile starts with, a hammer at 5), shared equally
+        by every seat. A carpenter's dump then costs the team nothing until a miner picks the hammer up;
+        shaping by its difference leaves the best policy unchanged (Ng et al., 1999)."""
+        crafted = jnp.ones(self.num_resources, jnp.bool_).at[params.pile_resource].set(False)
+        resource_value = jnp.array([r.value for r in self.config.resources], jnp.float32)
+        ground = jnp.sum(state.piles, axis=0).astype(jnp.float32)
+        total = jnp.sum(jnp.where(crafted, ground * resource_value, 0.0))
+        return jnp.full((self.num_agents,), total / self.num_agents, jnp.float32)
+
     def _physical(self, state: State, actions: jax.Array, priority: jax.Array, params: Params) -> State:
         r = self.num_resources
         resource = jnp.arange(r)
