@@ -94,8 +94,7 @@ class SeatMoves:
                 return self._acted(live, seat, before)
         before = len(match.events)
         try:  # the lock is free and the step runs here: nothing else runs until it is done, as if it were held
-            change(match)  # (what `_change` does, spelt out: one step per move)
-            committer.play_and_save(live, before)
+            self._change(live, change, before)
         except Exception as failure:
             async with live.lock:  # free, so taken at once: readers wait while the failure is undone
                 await committer.undo(live, before, failure)
@@ -160,9 +159,7 @@ class LocalSeat:
     async def act(self, action_type: str, payload: dict[str, JsonValue] | None = None) -> Acted:
         """Take an action (see `Arena.perform_action`)."""
         action, data = action_arguments(action_type, payload)
-        live, seat = self._current() or await self._located(write=True)
-        if live.match is None or live.left:  # (else `playing` would let it through)
-            playing(live, seat)
+        live, seat = playing(*(self._current() or await self._located(write=True)))
         return await self._moves.act(live, seat, action, data)
 
     async def say(self, content: str, to: list[str] | None = None) -> Acted:
